@@ -1,0 +1,33 @@
+# RecourseLab: `make book` builds the executed book, `make test` runs the tests.
+# Both create .venv with the pinned requirements when it is missing or out of date.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test bench clean help
+
+help:
+	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
+	@echo "make test   run the recourselab test suite (pytest)"
+	@echo "make bench  run the benchmarks in benchmarks/ and print their tables"
+	@echo "make clean  remove _build (keeps .venv)"
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+book: $(STAMP)
+	rm -rf _build/html _build/.doctrees
+	$(BIN)/jupyter-book build . --all -W -n --keep-going
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf _build

@@ -1,0 +1,89 @@
+"""Encoder.feasible and nearest_counterfactuals against naive Python loops, in one process.
+
+Run with ``make bench`` (or ``.venv/bin/python benchmarks/bench_features.py``).
+Prints, for each operation: time per call at several sizes, the growth exponent
+in n, and the speed-up over a naive per-pair loop measured on a subset.
+"""
+
+import numpy as np
+import pandas as pd
+
+from _timing import best_time, growth_exponent, machine
+from recourselab.counterfactuals import nearest_counterfactuals
+from recourselab.datasets import load_adult, load_german_credit
+
+
+def naive_feasible(encoder, Z_from, Z_to):
+    """Reference: one Python loop over pairs and features, as research code often does."""
+    out = np.empty(len(Z_from), dtype=bool)
+    for i in range(len(Z_from)):
+        ok = True
+        for spec in encoder.specs_:
+            sl = encoder.slices_[spec.name]
+            d = Z_to[i, sl] - Z_from[i, sl]
+            if spec.actionability == "immutable" and np.any(np.abs(d) > 1e-9):
+                ok = False
+            elif spec.actionability == "increase" and np.any(d < -1e-9):
+                ok = False
+            elif spec.actionability == "decrease" and np.any(d > 1e-9):
+                ok = False
+        out[i] = ok
+    return out
+
+
+def naive_nearest(encoder, A, B):
+    best = np.full(len(A), np.inf)
+    for i in range(len(A)):
+        for j in range(len(B)):
+            if encoder.feasible(A[i], B[j])[0]:
+                best[i] = min(best[i], encoder.cost(A[i], B[j])[0])
+    return best
+
+
+def bench_feasible(rng):
+    data = load_german_credit()
+    enc = data.encoder().fit(data.frame)
+    Z = enc.transform(data.frame)
+    rows = []
+    for n in (10_000, 100_000, 1_000_000):
+        i, j = rng.integers(0, len(Z), n), rng.integers(0, len(Z), n)
+        A, B = Z[i], Z[j]
+        rows.append({"pairs": n, "seconds": best_time(lambda: enc.feasible(A, B))})
+    table = pd.DataFrame(rows)
+    i, j = rng.integers(0, len(Z), 5_000), rng.integers(0, len(Z), 5_000)
+    naive_per_pair = best_time(lambda: naive_feasible(enc, Z[i], Z[j]), repeat=1) / 5_000
+    assert np.array_equal(naive_feasible(enc, Z[i], Z[j]), enc.feasible(Z[i], Z[j]))
+    table["naive seconds (extrapolated)"] = table["pairs"] * naive_per_pair
+    table["speed-up"] = table["naive seconds (extrapolated)"] / table["seconds"]
+    print(f"Encoder.feasible on German Credit ({enc.n_columns} encoded columns)")
+    print(table.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+    print(f"growth exponent in n: {growth_exponent(table['pairs'], table['seconds']):.2f}\n")
+
+
+def bench_nearest(rng):
+    data = load_adult()
+    enc = data.encoder().fit(data.frame)
+    Z = enc.transform(data.frame)
+    rows = []
+    for n in (500, 1_000, 2_000, 4_000):
+        A, B = Z[rng.choice(len(Z), n, replace=False)], Z[rng.choice(len(Z), n, replace=False)]
+        rows.append({"factuals × candidates": f"{n} × {n}", "n": n,
+                     "seconds": best_time(lambda: nearest_counterfactuals(A, B, enc), repeat=2)})
+    table = pd.DataFrame(rows)
+    small_A, small_B = Z[rng.choice(len(Z), 20, replace=False)], Z[rng.choice(len(Z), 200, replace=False)]
+    naive_seconds = best_time(lambda: naive_nearest(enc, small_A, small_B), repeat=1)
+    fast = nearest_counterfactuals(small_A, small_B, enc).best_cost
+    np.testing.assert_allclose(naive_nearest(enc, small_A, small_B), fast)
+    naive_per_pair = naive_seconds / (20 * 200)
+    table["naive seconds (extrapolated)"] = table["n"] ** 2 * naive_per_pair
+    table["speed-up"] = table["naive seconds (extrapolated)"] / table["seconds"]
+    print(f"nearest_counterfactuals on Adult ({enc.n_columns} encoded columns)")
+    print(table.drop(columns="n").to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+    print(f"growth exponent in n (pairs grow as n²): {growth_exponent(table['n'], table['seconds']):.2f}\n")
+
+
+if __name__ == "__main__":
+    print(f"machine: {machine()}\n")
+    rng = np.random.default_rng(0)
+    bench_feasible(rng)
+    bench_nearest(rng)

@@ -1,0 +1,611 @@
+"""Feature specifications, the encoder, and the one model of actionability.
+
+Every chapter of the book describes its data with a list of :class:`FeatureSpec`
+and turns frames into numbers with :class:`Encoder`. The encoder also answers the
+question every recourse method asks again and again: *is this move allowed?*
+(:meth:`Encoder.feasible`), and *what does it cost?* (:meth:`Encoder.cost`).
+
+Encoding (each block lies in [0, 1] on the data the encoder was fitted on):
+
+* ``continuous``: min-max scaling ``(x - lower) / (upper - lower)``, where
+  ``lower``/``upper`` come from the spec or, when absent, from the fitted data;
+* ``ordinal``: rank / (number of levels - 1), levels taken from ``order``
+  (worst to best), so one step up the order is one equal step in [0, 1];
+* ``binary``: 0 for ``order[0]`` and 1 for ``order[1]``;
+* ``categorical``: one-hot, one column per category.
+
+Actionability (the seeds' symbols in brackets): ``free`` (-), ``increase`` (↑),
+``decrease`` (↓), ``immutable`` (=). A move from ``z`` to ``z'`` is feasible when
+every immutable feature keeps its value (its whole one-hot block for a
+categorical), no ``increase`` feature goes down and no ``decrease`` feature goes
+up. For ordinal and binary features "up" means "later in ``order``".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, TransformerMixin
+
+__all__ = [
+    "KINDS",
+    "ACTIONABILITY",
+    "FeatureSpec",
+    "Encoder",
+    "features_to_frame",
+]
+
+KINDS = ("continuous", "ordinal", "categorical", "binary")
+ACTIONABILITY = ("free", "increase", "decrease", "immutable")
+ACTIONABILITY_SYMBOLS = {"free": "-", "increase": "↑", "decrease": "↓", "immutable": "="}
+_ALIASES = {
+    "-": "free",
+    "↑": "increase",
+    "up": "increase",
+    "↓": "decrease",
+    "down": "decrease",
+    "=": "immutable",
+    "==": "immutable",
+    "fixed": "immutable",
+}
+_MONOTONE = ("increase", "decrease")
+# Elements of the temporary difference array per chunk: small enough to stay in
+# cache (measured fastest in benchmarks/bench_features.py), large enough to vectorise.
+_CHUNK_ELEMENTS = 40_000
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How one column is encoded, how it may change, and what changing it costs.
+
+    Parameters
+    ----------
+    name : str
+        Column name in the data frame.
+    kind : {"continuous", "ordinal", "categorical", "binary"}
+        Measurement type; decides the encoding (see the module docstring).
+    actionability : {"free", "increase", "decrease", "immutable"}, default "free"
+        Which moves are allowed. The seeds' symbols ``"-"``, ``"↑"``, ``"↓"``,
+        ``"="`` are accepted and normalised to the words.
+    weight : float, default 1.0
+        Non-negative cost weight of a change of this feature
+        (see :meth:`Encoder.cost`).
+    order : sequence, optional
+        Levels of an ordinal or binary feature from worst to best (required for
+        ordinal features with non-numeric levels; numeric levels default to
+        sorted order). For a categorical feature, the list of categories (fixes
+        the one-hot columns and their order). Not allowed for continuous features.
+    lower, upper : float, optional
+        Range of a continuous feature used for scaling (and as the valid range
+        for generated values). Default: the range of the data at ``fit``.
+    unit : str, optional
+        Unit printed next to values in tables and figures (e.g. ``"DM"``).
+    description : str, optional
+        One line saying what the feature is.
+
+    Examples
+    --------
+    >>> FeatureSpec("age", "continuous", "↑", unit="years").actionability
+    'increase'
+    >>> FeatureSpec("savings", "ordinal", "increase", order=["none", "< 100", ">= 100"]).order
+    ('none', '< 100', '>= 100')
+    """
+
+    name: str
+    kind: str
+    actionability: str = "free"
+    weight: float = 1.0
+    order: tuple | None = None
+    lower: float | None = None
+    upper: float | None = None
+    unit: str = ""
+    description: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"name={self.name!r}: a feature name must be a non-empty string.")
+        where = f"feature {self.name!r}"
+        if self.kind not in KINDS:
+            raise ValueError(f"kind={self.kind!r} for {where} is not one of {KINDS}.")
+        act = _ALIASES.get(self.actionability, self.actionability)
+        if act not in ACTIONABILITY:
+            raise ValueError(
+                f"actionability={self.actionability!r} for {where} is not one of "
+                f"{ACTIONABILITY} (or the symbols '-', '↑', '↓', '=')."
+            )
+        object.__setattr__(self, "actionability", act)
+        if self.kind == "categorical" and act in _MONOTONE:
+            raise ValueError(
+                f"{where} is categorical, so actionability={act!r} has no direction; "
+                "declare kind='ordinal' with order=[worst, ..., best], or use 'free' or 'immutable'."
+            )
+        try:
+            weight = float(self.weight)
+        except (TypeError, ValueError):
+            raise TypeError(f"weight={self.weight!r} for {where} must be a number.") from None
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"weight={self.weight!r} for {where} must be finite and >= 0.")
+        object.__setattr__(self, "weight", weight)
+        if self.order is not None:
+            if self.kind == "continuous":
+                raise ValueError(
+                    f"{where} is continuous, so order={self.order!r} is not used; "
+                    "give lower/upper for its range, or declare kind='ordinal'."
+                )
+            if isinstance(self.order, (str, bytes)) or not isinstance(self.order, Iterable):
+                raise TypeError(f"order={self.order!r} for {where} must be a list of levels.")
+            order = tuple(self.order)
+            if len(set(order)) != len(order) or len(order) == 0:
+                raise ValueError(f"order={order!r} for {where} must list distinct levels.")
+            if self.kind == "binary" and len(order) != 2:
+                raise ValueError(
+                    f"{where} is binary, so order must have exactly 2 levels, got {order!r}."
+                )
+            object.__setattr__(self, "order", order)
+        if self.kind != "continuous" and (self.lower is not None or self.upper is not None):
+            raise ValueError(
+                f"lower/upper are for continuous features; {where} is {self.kind}."
+            )
+        if self.lower is not None and self.upper is not None and not self.lower < self.upper:
+            raise ValueError(
+                f"lower={self.lower!r} must be below upper={self.upper!r} for {where}."
+            )
+
+    @property
+    def symbol(self) -> str:
+        """The seeds' symbol for the actionability (``-``, ``↑``, ``↓`` or ``=``)."""
+        return ACTIONABILITY_SYMBOLS[self.actionability]
+
+
+def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
+    """One row per feature: kind, actionability, weight, levels or range, unit, description.
+
+    Used by the book's data-set appendix so the tables always match the code.
+    """
+    rows = []
+    for spec in features:
+        if spec.order is not None:
+            levels = " < ".join(map(str, spec.order)) if spec.kind != "categorical" else ", ".join(map(str, spec.order))
+        elif spec.lower is not None or spec.upper is not None:
+            levels = f"[{spec.lower if spec.lower is not None else 'data min'}, {spec.upper if spec.upper is not None else 'data max'}]"
+        else:
+            levels = ""
+        rows.append(
+            {
+                "feature": spec.name,
+                "kind": spec.kind,
+                "actionability": f"{spec.symbol} {spec.actionability}",
+                "weight": spec.weight,
+                "levels (worst → best) or range": levels,
+                "unit": spec.unit,
+                "description": spec.description,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _check_matrix(Z, name: str, n_columns: int) -> np.ndarray:
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim == 1:
+        Z = Z[None, :]
+    if Z.ndim != 2 or Z.shape[1] != n_columns:
+        raise ValueError(
+            f"{name} has shape {np.shape(Z)}; expected (n_rows, {n_columns}) encoded columns "
+            "(use Encoder.transform on a frame first)."
+        )
+    return Z
+
+
+class Encoder(TransformerMixin, BaseEstimator):
+    """Encode a frame into [0, 1] columns and decide which moves are feasible.
+
+    Parameters
+    ----------
+    features : sequence of FeatureSpec
+        One spec per column to encode, in the order of the encoded blocks.
+
+    Attributes
+    ----------
+    feature_names_out_ : list of str
+        Encoded column names (``"name"`` or ``"name=category"``).
+    levels_ : dict
+        Levels of each ordinal, binary and categorical feature.
+    ranges_ : dict
+        ``(lower, upper)`` of each continuous feature used for scaling.
+    slices_ : dict
+        Encoded columns of each feature.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> specs = [FeatureSpec("age", "continuous", "increase"),
+    ...          FeatureSpec("sex", "binary", "immutable", order=["female", "male"])]
+    >>> frame = pd.DataFrame({"age": [20, 40, 60], "sex": ["female", "male", "male"]})
+    >>> enc = Encoder(specs).fit(frame)
+    >>> Z = enc.transform(frame)
+    >>> Z.tolist()
+    [[0.0, 0.0], [0.5, 1.0], [1.0, 1.0]]
+    >>> enc.feasible(Z[[1, 1]], Z[[2, 0]]).tolist()   # older: yes; younger and other sex: no
+    [True, False]
+    """
+
+    def __init__(self, features: Sequence[FeatureSpec]):
+        self.features = features
+
+    # ------------------------------------------------------------------ setup
+    def _validate_specs(self) -> list[FeatureSpec]:
+        specs = list(self.features) if self.features is not None else []
+        if not specs:
+            raise ValueError("features is empty; give at least one FeatureSpec.")
+        for s in specs:
+            if not isinstance(s, FeatureSpec):
+                raise TypeError(f"features must hold FeatureSpec objects, got {type(s).__name__}: {s!r}.")
+        names = [s.name for s in specs]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"features lists these names more than once: {dup}.")
+        return specs
+
+    def _check_frame(self, frame, argument: str = "frame") -> pd.DataFrame:
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{argument} must be a pandas DataFrame, got {type(frame).__name__}.")
+        missing = [s.name for s in self.specs_ if s.name not in frame.columns]
+        if missing:
+            raise ValueError(
+                f"{argument} has no column for the feature(s) {missing}; its columns are "
+                f"{list(frame.columns)}. Rename the columns or fix the FeatureSpec names."
+            )
+        for s in self.specs_:
+            n_missing = int(frame[s.name].isna().sum())
+            if n_missing:
+                rows = list(frame.index[frame[s.name].isna()][:5])
+                raise ValueError(
+                    f"column {s.name!r} of {argument} has {n_missing} missing value(s) "
+                    f"(first rows: {rows}); impute or drop them before encoding."
+                )
+        return frame
+
+    def fit(self, frame: pd.DataFrame, y=None) -> "Encoder":
+        """Learn ranges and levels from ``frame`` (which is not modified)."""
+        self.specs_ = self._validate_specs()
+        frame = self._check_frame(frame)
+        self.levels_, self.ranges_, self.dtypes_, self.slices_ = {}, {}, {}, {}
+        names_out: list[str] = []
+        for s in self.specs_:
+            col = frame[s.name]
+            self.dtypes_[s.name] = col.dtype
+            start = len(names_out)
+            if s.kind == "continuous":
+                if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+                    raise ValueError(
+                        f"column {s.name!r} is declared continuous but has dtype {col.dtype}; "
+                        "declare it ordinal/categorical or convert it to numbers."
+                    )
+                lo = float(col.min()) if s.lower is None else float(s.lower)
+                hi = float(col.max()) if s.upper is None else float(s.upper)
+                self.ranges_[s.name] = (lo, hi)
+                names_out.append(s.name)
+            else:
+                levels = self._levels_for(s, col)
+                self._check_levels(s, col, levels, "frame")
+                self.levels_[s.name] = levels
+                if s.kind == "categorical":
+                    names_out.extend(f"{s.name}={level}" for level in levels)
+                else:
+                    names_out.append(s.name)
+            self.slices_[s.name] = slice(start, len(names_out))
+        self.feature_names_out_ = names_out
+        self.n_features_in_ = len(self.specs_)
+        self._build_constraint_index()
+        return self
+
+    def _levels_for(self, s: FeatureSpec, col: pd.Series) -> tuple:
+        if s.order is not None:
+            return s.order
+        values = pd.unique(col)
+        if s.kind == "ordinal" and not pd.api.types.is_numeric_dtype(col):
+            raise ValueError(
+                f"feature {s.name!r} is ordinal with non-numeric values {sorted(map(str, values))[:6]}; "
+                "give order=[worst, ..., best] in its FeatureSpec."
+            )
+        try:
+            levels = tuple(sorted(values.tolist()))
+        except TypeError:
+            levels = tuple(sorted(values.tolist(), key=str))
+        if s.kind == "binary" and len(levels) > 2:
+            raise ValueError(
+                f"feature {s.name!r} is binary but has {len(levels)} values {list(levels)[:6]}; "
+                "declare it categorical or ordinal."
+            )
+        if s.kind == "binary" and len(levels) == 1:
+            raise ValueError(
+                f"feature {s.name!r} is binary but the data has the single value {levels[0]!r}; "
+                "give order=[first, second] in its FeatureSpec."
+            )
+        return levels
+
+    @staticmethod
+    def _check_levels(s: FeatureSpec, col: pd.Series, levels: tuple, argument: str):
+        codes = pd.Index(levels).get_indexer(col.to_numpy())
+        if (codes < 0).any():
+            bad = pd.unique(col.to_numpy()[codes < 0])[:6].tolist()
+            what = "categories" if s.kind == "categorical" else "order"
+            raise ValueError(
+                f"column {s.name!r} of {argument} has values {bad} that are not in its {what} "
+                f"{list(levels)}; add them to the FeatureSpec's order or clean the data."
+            )
+        return codes
+
+    def _build_constraint_index(self):
+        imm, inc, dec = [], [], []
+        # aggregation matrix: encoded column -> feature, 1 for single columns,
+        # 1/2 for one-hot columns (a change of category moves two columns by 1).
+        agg = np.zeros((len(self.feature_names_out_), len(self.specs_)))
+        for f, s in enumerate(self.specs_):
+            cols = list(range(self.slices_[s.name].start, self.slices_[s.name].stop))
+            agg[cols, f] = 0.5 if s.kind == "categorical" else 1.0
+            {"immutable": imm, "increase": inc, "decrease": dec}.get(s.actionability, []).extend(cols)
+        # every constrained column with the direction its change may take:
+        # immutable both bounds, increase only a lower one, decrease only an upper one
+        self._constrained = np.array(imm + inc + dec, dtype=int)
+        self._may_fall = np.array([False] * len(imm) + [False] * len(inc) + [True] * len(dec))
+        self._may_rise = np.array([False] * len(imm) + [True] * len(inc) + [False] * len(dec))
+        self._agg = agg
+        self._column_feature = np.argmax(agg > 0, axis=1)
+
+    def _require_fitted(self):
+        if not hasattr(self, "feature_names_out_"):
+            raise RuntimeError("This Encoder is not fitted yet; call fit(frame) first.")
+
+    # --------------------------------------------------------------- encoding
+    @property
+    def n_columns(self) -> int:
+        """Number of encoded columns."""
+        self._require_fitted()
+        return len(self.feature_names_out_)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Names of the encoded features (one per FeatureSpec)."""
+        self._require_fitted()
+        return [s.name for s in self.specs_]
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Encoded column names (scikit-learn convention)."""
+        self._require_fitted()
+        return np.asarray(self.feature_names_out_, dtype=object)
+
+    def spec(self, name: str) -> FeatureSpec:
+        """The FeatureSpec called ``name``."""
+        self._require_fitted()
+        for s in self.specs_:
+            if s.name == name:
+                return s
+        raise KeyError(f"no feature called {name!r}; features are {self.feature_names}.")
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """Encode ``frame`` (its feature columns, in spec order) into a float array."""
+        self._require_fitted()
+        frame = self._check_frame(frame)
+        Z = np.zeros((len(frame), self.n_columns))
+        for s in self.specs_:
+            col = frame[s.name]
+            sl = self.slices_[s.name]
+            if s.kind == "continuous":
+                if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+                    raise ValueError(f"column {s.name!r} is continuous but has dtype {col.dtype}.")
+                lo, hi = self.ranges_[s.name]
+                Z[:, sl.start] = (col.to_numpy(dtype=float) - lo) / ((hi - lo) or 1.0)
+                continue
+            levels = self.levels_[s.name]
+            codes = self._check_levels(s, col, levels, "frame")
+            if s.kind == "categorical":
+                Z[np.arange(len(frame)), sl.start + codes] = 1.0
+            else:
+                Z[:, sl.start] = codes / max(len(levels) - 1, 1)
+        return Z
+
+    def inverse_transform(self, Z, index=None) -> pd.DataFrame:
+        """Decode encoded rows back to readable values, snapping to valid levels.
+
+        Continuous values are rescaled (and rounded for integer columns), ordinal
+        values snap to the nearest level, binary values at 0.5, categorical
+        blocks to their largest column.
+        """
+        self._require_fitted()
+        Z = _check_matrix(Z, "Z", self.n_columns)
+        if np.isnan(Z).any():
+            col = self.feature_names_out_[int(np.where(np.isnan(Z).any(axis=0))[0][0])]
+            raise ValueError(f"Z has missing values (first in encoded column {col!r}).")
+        out = {}
+        for s in self.specs_:
+            sl = self.slices_[s.name]
+            dtype = self.dtypes_[s.name]
+            if s.kind == "continuous":
+                lo, hi = self.ranges_[s.name]
+                values = Z[:, sl.start] * ((hi - lo) or 1.0) + lo
+                if pd.api.types.is_integer_dtype(dtype):
+                    values = np.round(values)
+                out[s.name] = pd.Series(values).astype(dtype)
+                continue
+            levels = self.levels_[s.name]
+            if s.kind == "categorical":
+                codes = np.argmax(Z[:, sl], axis=1)
+            else:
+                codes = np.clip(np.rint(Z[:, sl.start] * (len(levels) - 1)), 0, len(levels) - 1).astype(int)
+            values = np.empty(len(Z), dtype=object)
+            values[:] = [levels[c] for c in codes]
+            out[s.name] = pd.Series(values).astype(dtype)
+        frame = pd.DataFrame(out)
+        if index is not None:
+            frame.index = index
+        return frame
+
+    # ------------------------------------------------------------ feasibility
+    def feasible(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
+        """Row-wise: does the move ``Z_from[i] -> Z_to[i]`` respect every feature's actionability?
+
+        Parameters
+        ----------
+        Z_from, Z_to : array of shape (n, n_columns) or (n_columns,)
+            Encoded rows; both must have the same shape.
+        atol : float
+            Tolerance for "unchanged" and "not decreased", in encoded units
+            (a fraction of the feature's range), so rounding noise is no move.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+
+        Notes
+        -----
+        Vectorised over rows and over the constrained columns; the cost is a few
+        comparisons per constrained encoded column (a million German Credit pairs
+        take well under a second, see ``benchmarks/bench_features.py``).
+        """
+        self._require_fitted()
+        Z_from = np.asarray(Z_from, dtype=float)
+        Z_to = np.asarray(Z_to, dtype=float)
+        if Z_from.shape != Z_to.shape:
+            raise ValueError(
+                f"Z_from has shape {Z_from.shape} but Z_to has shape {Z_to.shape}; feasible() "
+                "compares rows pairwise, so give arrays of the same shape "
+                "(use feasible_pairs() for all pairs of two sets)."
+            )
+        Z_from = _check_matrix(Z_from, "Z_from", self.n_columns)
+        Z_to = _check_matrix(Z_to, "Z_to", self.n_columns)
+        lower, upper = self._delta_bounds(atol)
+        cols = self._constrained
+        ok = np.ones(len(Z_from), dtype=bool)
+        chunk = max(1, _CHUNK_ELEMENTS // max(cols.size, 1))
+        for start in range(0, len(Z_from), chunk):
+            block = slice(start, start + chunk)  # gather per chunk: the copy stays in cache
+            ok[block] = self._within(Z_to[block, cols] - Z_from[block, cols], lower, upper)
+        return ok
+
+    def _delta_bounds(self, atol: float):
+        """Allowed range of each constrained column's change, given the tolerance."""
+        if not atol >= 0:
+            raise ValueError(f"atol={atol!r} must be >= 0.")
+        lower = np.where(self._may_fall, -np.inf, -atol)
+        upper = np.where(self._may_rise, np.inf, atol)
+        return lower, upper
+
+    @staticmethod
+    def _within(delta: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        return ((delta >= lower) & (delta <= upper)).all(axis=-1)
+
+    def feasible_pairs(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
+        """All pairs: ``out[i, j]`` says whether ``Z_from[i] -> Z_to[j]`` is feasible.
+
+        Returns a boolean array of shape (len(Z_from), len(Z_to)), computed in
+        chunks of rows so memory stays bounded.
+        """
+        self._require_fitted()
+        A = _check_matrix(Z_from, "Z_from", self.n_columns)[:, self._constrained]
+        B = _check_matrix(Z_to, "Z_to", self.n_columns)[:, self._constrained]
+        lower, upper = self._delta_bounds(atol)
+        out = np.empty((len(A), len(B)), dtype=bool)
+        chunk = max(1, _CHUNK_ELEMENTS * 25 // max(len(B) * A.shape[1], 1))
+        for start in range(0, len(A), chunk):
+            block = slice(start, start + chunk)
+            out[block] = self._within(B[None, :, :] - A[block, None, :], lower, upper)
+        return out
+
+    def violations(self, Z_from, Z_to) -> pd.DataFrame:
+        """Which feature's constraint each move breaks (rows = moves, columns = features).
+
+        Slower than :meth:`feasible` (one column per feature); meant for
+        explaining *why* a move is infeasible.
+        """
+        self._require_fitted()
+        A = _check_matrix(Z_from, "Z_from", self.n_columns)
+        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        if A.shape != B.shape:
+            raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
+        D = B - A
+        out = {}
+        for s in self.specs_:
+            d = D[:, self.slices_[s.name]]
+            if s.actionability == "immutable":
+                out[s.name] = (np.abs(d) > 1e-9).any(axis=1)
+            elif s.actionability == "increase":
+                out[s.name] = (d < -1e-9).any(axis=1)
+            elif s.actionability == "decrease":
+                out[s.name] = (d > 1e-9).any(axis=1)
+            else:
+                out[s.name] = np.zeros(len(D), dtype=bool)
+        return pd.DataFrame(out)
+
+    # ------------------------------------------------------------------ costs
+    def _weight_vector(self, weights: Mapping[str, float] | None) -> np.ndarray:
+        w = np.array([s.weight for s in self.specs_], dtype=float)
+        if weights is None:
+            return w
+        if not isinstance(weights, Mapping):
+            raise TypeError(f"weights must be a mapping feature name -> weight, got {type(weights).__name__}.")
+        names = self.feature_names
+        for name, value in weights.items():
+            if name not in names:
+                raise ValueError(f"weights names an unknown feature {name!r}; features are {names}.")
+            value = float(value)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"weights[{name!r}]={value!r} must be finite and >= 0.")
+            w[names.index(name)] = value
+        return w
+
+    def feature_distances(self, Z_from, Z_to) -> np.ndarray:
+        """Per-feature change of each move, shape (n, n_features).
+
+        ``|Δ|`` in encoded units for continuous, ordinal and binary features
+        (so one ordinal step is 1/(levels - 1)); 1 for a change of category
+        and 0 otherwise for categorical features.
+        """
+        self._require_fitted()
+        A = _check_matrix(Z_from, "Z_from", self.n_columns)
+        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        if A.shape != B.shape:
+            raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
+        return np.abs(B - A) @ self._agg
+
+    def cost(self, Z_from, Z_to, *, weights: Mapping[str, float] | None = None, norm: str = "l1") -> np.ndarray:
+        """Weighted cost of each move ``Z_from[i] -> Z_to[i]``.
+
+        With per-feature distances ``d_f`` (:meth:`feature_distances`) and weights
+        ``w_f`` (the specs' ``weight``, overridden by ``weights``):
+
+        * ``norm="l1"``: :math:`\\sum_f w_f d_f`
+        * ``norm="l2"``: :math:`\\sqrt{\\sum_f w_f d_f^2}`
+        """
+        w = self._weight_vector(weights)
+        d = self.feature_distances(Z_from, Z_to)
+        if norm == "l1":
+            return d @ w
+        if norm == "l2":
+            return np.sqrt((d ** 2) @ w)
+        raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")
+
+    def pairwise_cost(self, Z_from, Z_to, *, weights: Mapping[str, float] | None = None, norm: str = "l1") -> np.ndarray:
+        """Cost of every move ``Z_from[i] -> Z_to[j]``, shape (len(Z_from), len(Z_to)).
+
+        Same definition as :meth:`cost`, computed with SciPy's
+        ``cdist`` on rescaled columns (exact for
+        valid one-hot rows: a change of category moves two columns by 1).
+        """
+        self._require_fitted()
+        A = _check_matrix(Z_from, "Z_from", self.n_columns)
+        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        w = self._weight_vector(weights)
+        column_share = self._agg.sum(axis=1)  # 1 or 1/2 per encoded column
+        column_weight = w[self._column_feature] * column_share
+        if norm == "l1":
+            return cdist(A * column_weight, B * column_weight, "cityblock")
+        if norm == "l2":
+            scale = np.sqrt(column_weight)
+            return cdist(A * scale, B * scale, "euclidean")
+        raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")

@@ -1,0 +1,182 @@
+"""The few model helpers the chapters share: a seeded split, a fitted model, its scores.
+
+Everything here works with any scikit-learn-style classifier (``fit``,
+``predict_proba``, ``classes_``); the helpers only save the chapters from
+repeating the same five lines and from picking the wrong probability column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+from .datasets import Dataset
+from .features import Encoder
+
+__all__ = [
+    "split_dataset",
+    "make_classifier",
+    "favourable_proba",
+    "TrainedModel",
+    "train_model",
+]
+
+MODELS = ("logistic", "forest")
+
+
+def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, stratify: bool = True):
+    """Split a data set's frame into train and test frames (stratified on the target by default).
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+        Row subsets of ``dataset.frame`` with their original index.
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a recourselab Dataset, got {type(dataset).__name__}.")
+    if not 0 < test_size < 1:
+        raise ValueError(f"test_size={test_size!r} must lie strictly between 0 and 1.")
+    frame = dataset.frame
+    labels = frame[dataset.target] if stratify else None
+    return train_test_split(frame, test_size=test_size, random_state=random_state, stratify=labels)
+
+
+def make_classifier(model: str = "logistic", *, random_state=0, **params):
+    """A new scikit-learn classifier: ``"logistic"`` (LogisticRegression) or ``"forest"`` (RandomForest).
+
+    ``params`` override the defaults (``max_iter=1000`` for the logistic
+    regression; ``n_estimators=200, min_samples_leaf=5`` for the forest).
+    """
+    if model == "logistic":
+        return LogisticRegression(**{"max_iter": 1000, "random_state": random_state, **params})
+    if model == "forest":
+        defaults = {"n_estimators": 200, "min_samples_leaf": 5, "random_state": random_state, "n_jobs": 1}
+        return RandomForestClassifier(**{**defaults, **params})
+    raise ValueError(f"model={model!r} is not one of {MODELS}; or fit your own classifier.")
+
+
+def favourable_proba(model, Z, *, favourable=1) -> np.ndarray:
+    """Probability of the favourable class, whatever the column order of ``predict_proba``.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba`` and ``classes_``
+    Z : array-like
+        Rows to score, as the model expects them.
+    favourable : label, default 1
+        The class that counts as the favourable outcome.
+    """
+    if not hasattr(model, "predict_proba"):
+        raise TypeError(f"model {type(model).__name__} has no predict_proba; use a probabilistic classifier.")
+    classes = np.asarray(getattr(model, "classes_", [])).tolist()
+    if favourable not in classes:
+        raise ValueError(f"favourable={favourable!r} is not among the model's classes {classes}.")
+    return np.asarray(model.predict_proba(Z))[:, classes.index(favourable)]
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """One split, one encoder, one fitted model: what a chapter audits.
+
+    Attributes
+    ----------
+    dataset : Dataset
+    encoder : Encoder
+        Fitted on the whole data set's frame (see :func:`train_model`).
+    model : classifier
+        Fitted on ``encoder.transform(train)``.
+    train, test : pandas.DataFrame
+        The split frames (original index kept).
+    Z_train, Z_test : ndarray
+        Encoded features of ``train`` and ``test``.
+    threshold : float
+        Probability at or above which the decision is favourable.
+    """
+
+    dataset: Dataset
+    encoder: Encoder
+    model: object
+    train: pd.DataFrame
+    test: pd.DataFrame
+    Z_train: np.ndarray
+    Z_test: np.ndarray
+    threshold: float = 0.5
+
+    @property
+    def y_train(self) -> np.ndarray:
+        return self.train[self.dataset.target].to_numpy()
+
+    @property
+    def y_test(self) -> np.ndarray:
+        return self.test[self.dataset.target].to_numpy()
+
+    def proba(self, Z) -> np.ndarray:
+        """Probability of the favourable outcome for encoded rows ``Z``."""
+        return favourable_proba(self.model, Z)
+
+    def decide(self, Z) -> np.ndarray:
+        """The model's decision for encoded rows ``Z``: True = favourable."""
+        return self.proba(Z) >= self.threshold
+
+    def to_frame(self) -> pd.DataFrame:
+        """Accuracy and favourable-decision rate on train and test."""
+        rows = []
+        for name, Z, y in (("train", self.Z_train, self.y_train), ("test", self.Z_test, self.y_test)):
+            decision = self.decide(Z)
+            rows.append({"split": name, "rows": len(y), "accuracy": float(np.mean(decision == (y == 1))),
+                         "favourable rate": float(decision.mean()), "true favourable rate": float(np.mean(y == 1))})
+        return pd.DataFrame(rows).set_index("split")
+
+
+def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, random_state=0,
+                threshold: float = 0.5) -> TrainedModel:
+    """Split ``dataset``, encode it, and fit a classifier on the training rows.
+
+    The encoder is fitted on the whole frame: min-max ranges and category levels
+    describe the data's schema and use no labels, and this way test rows are in
+    [0, 1] too and no category is unknown at transform time.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    model : {"logistic", "forest"} or an unfitted scikit-learn classifier
+    test_size : float, default 0.3
+    random_state : int or numpy.random.Generator, default 0
+        Seeds the split and the model.
+    threshold : float, default 0.5
+        Decision threshold on the favourable-class probability.
+
+    Examples
+    --------
+    >>> from recourselab.datasets import load_german_credit
+    >>> trained = train_model(load_german_credit(), random_state=0)
+    >>> trained.Z_test.shape
+    (300, 34)
+    """
+    if not 0 < threshold < 1:
+        raise ValueError(f"threshold={threshold!r} must lie strictly between 0 and 1.")
+    seed = _as_seed(random_state)
+    train, test = split_dataset(dataset, test_size=test_size, random_state=seed)
+    # Ranges and category levels are the data's schema, not something learned from labels:
+    # fitting them on all rows keeps every row in [0, 1] and every category known.
+    encoder = dataset.encoder().fit(dataset.frame)
+    Z_train, Z_test = encoder.transform(train), encoder.transform(test)
+    classifier = make_classifier(model, random_state=seed) if isinstance(model, str) else model
+    if not hasattr(classifier, "fit"):
+        raise TypeError(f"model must be a name in {MODELS} or a classifier with fit(), got {model!r}.")
+    classifier.fit(Z_train, train[dataset.target].to_numpy())
+    return TrainedModel(dataset, encoder, classifier, train, test, Z_train, Z_test, threshold)
+
+
+def _as_seed(random_state) -> int:
+    """An int seed from an int or a numpy Generator (scikit-learn wants ints or RandomState)."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    if random_state is None:
+        return None
+    return int(random_state)

@@ -1,0 +1,58 @@
+"""Hypothesis strategies and slow reference implementations shared by the tests."""
+
+import pandas as pd
+from hypothesis import strategies as st
+
+from recourselab.features import FeatureSpec
+
+ACTS = ["free", "increase", "decrease", "immutable"]
+
+
+@st.composite
+def specs_and_frames(draw, min_rows=2, max_rows=25):
+    """Random feature specs of every kind and a valid frame for them."""
+    n_features = draw(st.integers(1, 6))
+    n_rows = draw(st.integers(min_rows, max_rows))
+    specs, columns = [], {}
+    for f in range(n_features):
+        kind = draw(st.sampled_from(["continuous", "ordinal", "categorical", "binary"]))
+        act = draw(st.sampled_from(["free", "immutable"] if kind == "categorical" else ACTS))
+        name = f"f{f}"
+        if kind == "continuous":
+            integer = draw(st.booleans())
+            if integer:
+                values = draw(st.lists(st.integers(-1000, 1000), min_size=n_rows, max_size=n_rows))
+                columns[name] = pd.Series(values, dtype="int64")
+            else:
+                # hundredths: real moves stay far above the encoder's tolerance (1e-9 of the range)
+                values = draw(st.lists(st.integers(-10**6, 10**6), min_size=n_rows, max_size=n_rows))
+                columns[name] = pd.Series(values, dtype="float64") / 100
+            specs.append(FeatureSpec(name, kind, act))
+        else:
+            n_levels = 2 if kind == "binary" else draw(st.integers(1, 5))
+            levels = [f"{name}_level{i}" for i in range(n_levels)]
+            levels = draw(st.permutations(levels))
+            values = draw(st.lists(st.sampled_from(levels), min_size=n_rows, max_size=n_rows))
+            columns[name] = pd.Series(values, dtype=object)
+            specs.append(FeatureSpec(name, kind, act, order=levels))
+    return specs, pd.DataFrame(columns)
+
+
+def slow_feasible(specs, old: pd.Series, new: pd.Series) -> bool:
+    """Per-feature reference on readable values, independent of the encoding."""
+    for s in specs:
+        a, b = old[s.name], new[s.name]
+        if s.actionability == "immutable" and a != b:
+            return False
+        if s.actionability in ("increase", "decrease"):
+            if s.kind == "continuous":
+                up = b - a
+            else:
+                up = s.order.index(b) - s.order.index(a)
+            if s.actionability == "increase" and up < 0:
+                return False
+            if s.actionability == "decrease" and up > 0:
+                return False
+    return True
+
+

@@ -1,0 +1,86 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recourselab.counterfactuals import describe_changes, nearest_counterfactuals
+from recourselab.features import Encoder, FeatureSpec
+
+from strategies import slow_feasible, specs_and_frames
+
+
+@given(specs_and_frames(min_rows=3, max_rows=20), st.integers(1, 3), st.sampled_from(["l1", "l2"]), st.booleans())
+def test_nearest_counterfactuals_match_brute_force(data, k, norm, feasible_only):
+    specs, frame = data
+    enc = Encoder(specs).fit(frame)
+    Z = enc.transform(frame)
+    half = len(Z) // 2
+    factual, candidates = Z[:half] if half else Z[:1], Z[half:]
+    k = min(k, len(candidates))
+    res = nearest_counterfactuals(factual, candidates, enc, n_neighbors=k, norm=norm, feasible_only=feasible_only)
+    f_rows = frame.iloc[:half] if half else frame.iloc[:1]
+    for i in range(len(factual)):
+        costs = []
+        for j in range(len(candidates)):
+            if feasible_only and not slow_feasible(specs, f_rows.iloc[i], frame.iloc[half + j]):
+                continue
+            costs.append(enc.cost(factual[i], candidates[j], norm=norm)[0])
+        assert res.n_feasible[i] == len(costs)
+        expected = np.sort(costs)[:k]
+        got = res.cost[i][np.isfinite(res.cost[i])]
+        np.testing.assert_allclose(got, expected, atol=1e-9)
+        for j, c in zip(res.index[i], res.cost[i]):
+            if j >= 0:
+                assert c == pytest.approx(enc.cost(factual[i], candidates[j], norm=norm)[0], abs=1e-9)
+                assert not feasible_only or enc.feasible(factual[i], candidates[j])[0]
+            else:
+                assert np.isinf(c)
+
+
+def test_nearest_counterfactuals_on_german_credit_are_feasible(german, german_encoder):
+    Z = german_encoder.transform(german.frame)
+    good = german.y.to_numpy() == 1
+    res = nearest_counterfactuals(Z[~good], Z[good], german_encoder, n_neighbors=3)
+    found = res.best_index >= 0
+    assert 0 < found.sum() < len(found)  # many constraints leave some applicants without any target
+    assert german_encoder.feasible(Z[~good][found], Z[good][res.best_index[found]]).all()
+    free = nearest_counterfactuals(Z[~good], Z[good], german_encoder, feasible_only=False)
+    assert np.all(free.best_cost <= res.best_cost)  # constraints can only make recourse dearer
+    table = res.to_frame()
+    assert set(table.columns) == {"factual", "rank", "candidate", "cost"}
+    assert (table["candidate"] >= 0).all()
+
+
+def test_nearest_counterfactuals_reject_bad_input(german_encoder):
+    Z = np.zeros((2, german_encoder.n_columns))
+    with pytest.raises(ValueError, match="n_neighbors=3 must lie between 1 and the 2 candidates"):
+        nearest_counterfactuals(Z, Z, german_encoder, n_neighbors=3)
+    with pytest.raises(ValueError, match="Z_candidates is empty"):
+        nearest_counterfactuals(Z, Z[:0], german_encoder)
+    with pytest.raises(TypeError, match="encoder must be a fitted recourselab Encoder"):
+        nearest_counterfactuals(Z, Z, None)
+    with pytest.raises(ValueError, match=r"Z_factual has shape \(2, 3\)"):
+        nearest_counterfactuals(Z[:, :3], Z, german_encoder)
+
+
+def test_describe_changes_reads_in_units_and_flags_broken_constraints():
+    specs = [
+        FeatureSpec("amount", "continuous", "decrease", unit="DM"),
+        FeatureSpec("savings", "ordinal", "increase", order=["none", "low", "high"]),
+        FeatureSpec("sex", "binary", "immutable", order=["female", "male"]),
+        FeatureSpec("purpose", "categorical"),
+    ]
+    frame = pd.DataFrame({"amount": [5000, 1000, 3000], "savings": ["none", "high", "low"],
+                          "sex": ["female", "male", "female"], "purpose": ["car", "car", "education"]})
+    enc = Encoder(specs).fit(frame)
+    Z = enc.transform(frame)
+    table = describe_changes(enc, Z[0], Z[1])
+    assert table["feature"].tolist() == ["amount", "savings", "sex"]
+    assert table["change"].tolist() == [-4000.0, "+2 levels", "+1 level"]
+    assert table["allowed"].tolist() == [True, True, False]
+    np.testing.assert_allclose(table["cost"], [1.0, 1.0, 1.0])
+    table = describe_changes(enc, Z[0], Z[2], weights={"purpose": 3.0})
+    assert table.set_index("feature").loc["purpose", "cost"] == 3.0
+    assert describe_changes(enc, Z[0], Z[0]).empty
+    assert len(describe_changes(enc, Z[0], Z[0], only_changed=False)) == 4

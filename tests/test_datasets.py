@@ -1,0 +1,89 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from recourselab.datasets import Dataset, load_adult, load_german_credit
+from recourselab.features import FeatureSpec
+
+
+def test_german_credit_shape_target_and_split_personal_status(german):
+    frame = german.frame
+    assert len(frame) == 1000
+    assert int(frame[german.target].sum()) == 700
+    assert {"sex", "marital_status"} <= set(frame.columns)
+    assert "personal_status" not in frame.columns
+    # UCI: A92 (female div/sep/mar) 310 + A95 (female single) 0 rows in this file
+    assert frame["sex"].value_counts().to_dict() == {"male": 690, "female": 310}
+    assert german.protected == ("sex",)
+
+
+def test_german_credit_has_a_spec_for_every_feature_column(german):
+    feature_columns = set(german.frame.columns) - {german.target}
+    assert feature_columns == set(german.feature_names)
+    assert len(german.features) == 21
+
+
+def test_german_credit_actionability_follows_facegroup_table_4(german):
+    expected = {
+        "credit_amount": "decrease", "duration": "decrease", "installment_rate": "decrease",
+        "residence_since": "free", "age": "increase", "existing_credits": "free", "people_liable": "free",
+        "checking_account": "increase", "credit_history": "free", "purpose": "free", "savings": "increase",
+        "employment_since": "increase", "sex": "immutable", "marital_status": "immutable",
+        "other_debtors": "increase", "property": "increase",  # paper's ↓ on codes = towards real estate
+        "other_installment_plans": "decrease", "housing": "increase", "job": "increase",
+        "telephone": "increase", "foreign_worker": "immutable",
+    }
+    assert {s.name: s.actionability for s in german.features} == expected
+
+
+def test_german_credit_ordinal_orders_include_facegroup_remaps(german):
+    assert german.spec("checking_account").order[0] == "no checking account"
+    assert german.spec("savings").order[0] == "unknown or none"
+    assert german.spec("employment_since").order == ("unemployed", "< 1 year", "1-4 years", "4-7 years", ">= 7 years")
+    assert german.spec("credit_history").order[0] == "critical account / credits elsewhere"
+    assert german.spec("credit_history").order[-1] == "no credits or all paid duly"
+    assert german.spec("property").order[-1] == "real estate"
+
+
+def test_german_credit_values_are_readable_labels_not_codes(german):
+    for spec in german.features:
+        if spec.kind != "continuous":
+            values = set(german.frame[spec.name])
+            assert values <= set(spec.order), spec.name
+            assert not any(str(v).startswith("A1") or str(v).startswith("A9") for v in values)
+
+
+def test_adult_rows_target_and_protected():
+    adult = load_adult()
+    assert len(adult.frame) == 32561
+    assert int(adult.y.sum()) == 7841
+    assert adult.protected == ("sex", "race")
+    assert not adult.frame.isna().any().any()
+    assert set(adult.frame.columns) - {adult.target} == set(adult.feature_names)
+    assert (adult.frame["workclass"] == "Unknown").sum() == 1836
+
+
+def test_loaders_return_independent_copies():
+    a, b = load_german_credit(), load_german_credit()
+    a.frame.loc[0, "age"] = -1
+    assert b.frame.loc[0, "age"] == 67
+
+
+def test_dataset_rejects_bad_target_and_missing_columns():
+    frame = pd.DataFrame({"x": [1.0, 2.0], "y": [0, 2]})
+    with pytest.raises(ValueError, match="must hold 0/1"):
+        Dataset(frame, "y", (), (FeatureSpec("x", "continuous"),))
+    with pytest.raises(ValueError, match="target='z' is not a column"):
+        Dataset(frame, "z", (), ())
+    ok = frame.assign(y=[0, 1])
+    with pytest.raises(ValueError, match=r"features name columns that frame lacks: \['w'\]"):
+        Dataset(ok, "y", (), (FeatureSpec("w", "continuous"),))
+    with pytest.raises(ValueError, match=r"protected names columns that frame lacks: \['sex'\]"):
+        Dataset(ok, "y", ("sex",), ())
+
+
+def test_feature_table_lists_every_spec(german):
+    table = german.feature_table()
+    assert list(table["feature"]) == german.feature_names
+    assert table.loc[table["feature"] == "age", "actionability"].item() == "↑ increase"
+    assert np.all(table["weight"] == 1.0)

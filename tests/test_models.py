@@ -1,0 +1,47 @@
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from recourselab.models import favourable_proba, make_classifier, split_dataset, train_model
+
+
+def test_split_is_seeded_and_stratified(german):
+    train_a, test_a = split_dataset(german, random_state=3)
+    train_b, test_b = split_dataset(german, random_state=3)
+    assert list(test_a.index) == list(test_b.index)
+    assert len(train_a) == 700 and len(test_a) == 300
+    assert test_a[german.target].mean() == pytest.approx(0.7)
+    assert set(train_a.index).isdisjoint(test_a.index)
+
+
+def test_train_model_is_reproducible_and_better_than_majority(german):
+    a = train_model(german, random_state=0)
+    b = train_model(german, random_state=0)
+    np.testing.assert_array_equal(a.proba(a.Z_test), b.proba(b.Z_test))
+    summary = a.to_frame()
+    assert summary.loc["test", "accuracy"] > 0.7  # the majority class alone scores 0.7
+    assert a.Z_test.min() >= 0 and a.Z_test.max() <= 1
+
+
+def test_favourable_proba_picks_the_right_column():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array(["bad", "bad", "good", "good"])
+    model = LogisticRegression().fit(X, y)
+    p_good = favourable_proba(model, X, favourable="good")
+    assert p_good[-1] > 0.5 > p_good[0]
+    np.testing.assert_allclose(p_good + favourable_proba(model, X, favourable="bad"), 1.0)
+    with pytest.raises(ValueError, match=r"favourable=1 is not among the model's classes \['bad', 'good'\]"):
+        favourable_proba(model, X)
+
+
+def test_model_helpers_reject_bad_input(german):
+    with pytest.raises(ValueError, match="model='svm'"):
+        make_classifier("svm")
+    with pytest.raises(ValueError, match="test_size=1.5"):
+        split_dataset(german, test_size=1.5)
+    with pytest.raises(TypeError, match="must be a recourselab Dataset"):
+        split_dataset(german.frame)
+    with pytest.raises(ValueError, match="threshold=0"):
+        train_model(german, threshold=0)
+    with pytest.raises(TypeError, match="has no predict_proba"):
+        favourable_proba(object(), np.zeros((1, 1)))
