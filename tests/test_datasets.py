@@ -87,3 +87,17 @@ def test_feature_table_lists_every_spec(german):
     assert list(table["feature"]) == german.feature_names
     assert table.loc[table["feature"] == "age", "actionability"].item() == "↑ increase"
     assert np.all(table["weight"] == 1.0)
+
+
+def test_shipped_files_match_the_checksums_in_provenance():
+    import gzip
+    import hashlib
+    import re
+    from importlib import resources
+
+    data_dir = resources.files("recourselab").joinpath("data")
+    provenance = data_dir.joinpath("PROVENANCE.md").read_text()
+    for name in ("german.data.gz", "adult.data.gz"):
+        recorded = re.search(rf"`{re.escape(name)}` \| [^|]+ \| [^|]+ \| `([0-9a-f]{{64}})`", provenance).group(1)
+        raw = gzip.decompress(data_dir.joinpath(name).read_bytes())
+        assert hashlib.sha256(raw).hexdigest() == recorded, name
