@@ -48,7 +48,7 @@ def bench_feasible(rng):
     for n in (10_000, 100_000, 1_000_000):
         i, j = rng.integers(0, len(Z), n), rng.integers(0, len(Z), n)
         A, B = Z[i], Z[j]
-        rows.append({"pairs": n, "seconds": best_time(lambda: enc.feasible(A, B))})
+        rows.append({"pairs": n, "seconds": best_time(lambda A=A, B=B: enc.feasible(A, B))})
     table = pd.DataFrame(rows)
     i, j = rng.integers(0, len(Z), 5_000), rng.integers(0, len(Z), 5_000)
     naive_per_pair = best_time(lambda: naive_feasible(enc, Z[i], Z[j]), repeat=1) / 5_000
@@ -68,7 +68,7 @@ def bench_nearest(rng):
     for n in (500, 1_000, 2_000, 4_000):
         A, B = Z[rng.choice(len(Z), n, replace=False)], Z[rng.choice(len(Z), n, replace=False)]
         rows.append({"factuals × candidates": f"{n} × {n}", "n": n,
-                     "seconds": best_time(lambda: nearest_counterfactuals(A, B, enc), repeat=2)})
+                     "seconds": best_time(lambda A=A, B=B: nearest_counterfactuals(A, B, enc), repeat=2)})
     table = pd.DataFrame(rows)
     small_A, small_B = Z[rng.choice(len(Z), 20, replace=False)], Z[rng.choice(len(Z), 200, replace=False)]
     naive_seconds = best_time(lambda: naive_nearest(enc, small_A, small_B), repeat=1)

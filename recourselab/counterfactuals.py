@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 
 from .features import Encoder, _check_matrix
 
-__all__ = ["NearestCounterfactuals", "nearest_counterfactuals", "describe_changes"]
+__all__ = ["NearestCounterfactuals", "nearest_counterfactuals", "describe_changes", "recourse_by_group"]
 
 # factual rows per chunk: the (chunk, n_candidates) cost and mask matrices stay small
 _CELLS_PER_CHUNK = 2_000_000
@@ -217,7 +217,7 @@ def describe_changes(
         raise ValueError(f"describe_changes takes one row each; got {len(a)} and {len(b)} rows.")
     before = encoder.inverse_transform(a).iloc[0]
     after = encoder.inverse_transform(b).iloc[0]
-    share = encoder.feature_distances(a, b)[0] * encoder._weight_vector(weights)
+    share = encoder.feature_distances(a, b)[0] * encoder.weight_vector(weights)
     broken = encoder.violations(a, b).iloc[0]
     rows = []
     for f, spec in enumerate(encoder.specs_):
@@ -245,3 +245,46 @@ def describe_changes(
             }
         )
     return pd.DataFrame(rows, columns=["feature", "from", "to", "change", "unit", "cost", "allowed"])
+
+
+def recourse_by_group(cost, groups) -> pd.DataFrame:
+    """Per group: how many need recourse, the share who have any, and what it costs them.
+
+    Parameters
+    ----------
+    cost : array-like of float, shape (n,)
+        Recourse cost per individual (e.g. ``NearestCounterfactuals.best_cost``);
+        ``inf`` means no recourse was found.
+    groups : array-like, shape (n,)
+        Group label per individual.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by group, columns ``n`` (individuals), ``with_recourse``
+        (share with a finite cost), ``median_cost`` and ``mean_cost`` (over
+        those with recourse; NaN when nobody in the group has any).
+
+    Examples
+    --------
+    >>> recourse_by_group([1.0, 3.0, float("inf"), 2.0], ["a", "a", "a", "b"])
+           n  with_recourse  median_cost  mean_cost
+    group
+    a      3       0.666667          2.0        2.0
+    b      1       1.000000          2.0        2.0
+    """
+    cost = np.asarray(cost, dtype=float)
+    groups = np.asarray(groups)
+    if cost.ndim != 1 or groups.shape != cost.shape:
+        raise ValueError(f"cost has shape {cost.shape} and groups has shape {groups.shape}; give two 1-d arrays "
+                         "of the same length.")
+    if np.isnan(cost).any():
+        raise ValueError("cost has NaN values; use inf for 'no recourse'.")
+    frame = pd.DataFrame({"group": groups, "cost": np.where(np.isfinite(cost), cost, np.nan)})
+    table = frame.groupby("group").agg(
+        n=("cost", "size"),
+        with_recourse=("cost", lambda c: c.notna().mean()),
+        median_cost=("cost", "median"),
+        mean_cost=("cost", "mean"),
+    )
+    return table

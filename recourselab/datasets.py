@@ -15,7 +15,7 @@ actionability of FACEGroup's Table 4 :cite:p:`fragkathoulas2025facegroup`.
 from __future__ import annotations
 
 import gzip
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 
 import pandas as pd

@@ -24,7 +24,8 @@ up. For ordinal and binary features "up" means "later in ``order``".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -170,7 +171,7 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
     rows = []
     for spec in features:
         if spec.order is not None:
-            levels = " < ".join(map(str, spec.order)) if spec.kind != "categorical" else ", ".join(map(str, spec.order))
+            levels = "; ".join(map(str, spec.order))
         elif spec.lower is not None or spec.upper is not None:
             levels = f"[{spec.lower if spec.lower is not None else 'data min'}, {spec.upper if spec.upper is not None else 'data max'}]"
         else:
@@ -181,7 +182,7 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
                 "kind": spec.kind,
                 "actionability": f"{spec.symbol} {spec.actionability}",
                 "weight": spec.weight,
-                "levels (worst → best) or range": levels,
+                "levels (worst to best) or range": levels,
                 "unit": spec.unit,
                 "description": spec.description,
             }
@@ -288,6 +289,12 @@ class Encoder(TransformerMixin, BaseEstimator):
                     )
                 lo = float(col.min()) if s.lower is None else float(s.lower)
                 hi = float(col.max()) if s.upper is None else float(s.upper)
+                if col.min() < lo or col.max() > hi:
+                    warnings.warn(
+                        f"column {s.name!r} has values in [{col.min()}, {col.max()}], outside its declared "
+                        f"range [{lo}, {hi}]; they will encode outside [0, 1]. Widen lower/upper in its FeatureSpec.",
+                        stacklevel=2,
+                    )
                 self.ranges_[s.name] = (lo, hi)
                 names_out.append(s.name)
             else:
@@ -438,9 +445,9 @@ class Encoder(TransformerMixin, BaseEstimator):
                 codes = np.argmax(Z[:, sl], axis=1)
             else:
                 codes = np.clip(np.rint(Z[:, sl.start] * (len(levels) - 1)), 0, len(levels) - 1).astype(int)
-            values = np.empty(len(Z), dtype=object)
-            values[:] = [levels[c] for c in codes]
-            out[s.name] = pd.Series(values).astype(dtype)
+            level_array = np.empty(len(levels), dtype=object)
+            level_array[:] = levels  # element-wise, so tuple-valued levels stay whole
+            out[s.name] = pd.Series(level_array[codes]).astype(dtype)
         frame = pd.DataFrame(out)
         if index is not None:
             frame.index = index
@@ -543,7 +550,9 @@ class Encoder(TransformerMixin, BaseEstimator):
         return pd.DataFrame(out)
 
     # ------------------------------------------------------------------ costs
-    def _weight_vector(self, weights: Mapping[str, float] | None) -> np.ndarray:
+    def weight_vector(self, weights: Mapping[str, float] | None = None) -> np.ndarray:
+        """Cost weight of each feature (spec order): the specs' ``weight``, overridden by ``weights``."""
+        self._require_fitted()
         w = np.array([s.weight for s in self.specs_], dtype=float)
         if weights is None:
             return w
@@ -582,7 +591,7 @@ class Encoder(TransformerMixin, BaseEstimator):
         * ``norm="l1"``: :math:`\\sum_f w_f d_f`
         * ``norm="l2"``: :math:`\\sqrt{\\sum_f w_f d_f^2}`
         """
-        w = self._weight_vector(weights)
+        w = self.weight_vector(weights)
         d = self.feature_distances(Z_from, Z_to)
         if norm == "l1":
             return d @ w
@@ -600,7 +609,7 @@ class Encoder(TransformerMixin, BaseEstimator):
         self._require_fitted()
         A = _check_matrix(Z_from, "Z_from", self.n_columns)
         B = _check_matrix(Z_to, "Z_to", self.n_columns)
-        w = self._weight_vector(weights)
+        w = self.weight_vector(weights)
         column_share = self._agg.sum(axis=1)  # 1 or 1/2 per encoded column
         column_weight = w[self._column_feature] * column_share
         if norm == "l1":

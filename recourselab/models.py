@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -43,7 +44,7 @@ def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, s
         raise ValueError(f"test_size={test_size!r} must lie strictly between 0 and 1.")
     frame = dataset.frame
     labels = frame[dataset.target] if stratify else None
-    return train_test_split(frame, test_size=test_size, random_state=random_state, stratify=labels)
+    return train_test_split(frame, test_size=test_size, random_state=_as_seed(random_state), stratify=labels)
 
 
 def make_classifier(model: str = "logistic", *, random_state=0, **params):
@@ -144,7 +145,8 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     Parameters
     ----------
     dataset : Dataset
-    model : {"logistic", "forest"} or an unfitted scikit-learn classifier
+    model : {"logistic", "forest"} or a scikit-learn classifier
+        A classifier is cloned before fitting, so the object passed in is not changed.
     test_size : float, default 0.3
     random_state : int or numpy.random.Generator, default 0
         Seeds the split and the model.
@@ -166,8 +168,11 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     # fitting them on all rows keeps every row in [0, 1] and every category known.
     encoder = dataset.encoder().fit(dataset.frame)
     Z_train, Z_test = encoder.transform(train), encoder.transform(test)
-    classifier = make_classifier(model, random_state=seed) if isinstance(model, str) else model
-    if not hasattr(classifier, "fit"):
+    if isinstance(model, str):
+        classifier = make_classifier(model, random_state=seed)
+    elif hasattr(model, "fit"):
+        classifier = clone(model)  # fit a copy: the caller's estimator is left untouched
+    else:
         raise TypeError(f"model must be a name in {MODELS} or a classifier with fit(), got {model!r}.")
     classifier.fit(Z_train, train[dataset.target].to_numpy())
     return TrainedModel(dataset, encoder, classifier, train, test, Z_train, Z_test, threshold)

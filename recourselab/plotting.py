@@ -9,6 +9,7 @@ colour-blind palette.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 import matplotlib.pyplot as plt
@@ -148,33 +149,41 @@ def plot_coverage_curve(cost, group, *, budgets=None, order: Sequence | None = N
     return ax
 
 
-def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None):
+def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None, wrap: int = 42):
     """Horizontal bars of each changed feature's share of the cost, labelled with its old → new value.
 
     ``changes`` is the table returned by
-    :func:`~recourselab.counterfactuals.describe_changes`. Bars of moves that
-    break a feature's actionability are hatched and grey.
+    :func:`~recourselab.counterfactuals.describe_changes`. Each bar's label
+    names the feature and its move (wrapped at ``wrap`` characters); bars of
+    moves that break a feature's actionability are hatched and grey.
     """
     needed = {"feature", "from", "to", "cost", "allowed"}
     if not isinstance(changes, pd.DataFrame) or not needed <= set(changes.columns):
         raise ValueError(f"changes must be a describe_changes() table with columns {sorted(needed)}.")
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 0.8 + 0.45 * max(len(changes), 1)))
+        _, ax = plt.subplots(figsize=(8, 0.8 + 0.55 * max(len(changes), 1)))
     if changes.empty:
         ax.text(0.5, 0.5, "no change needed", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return ax
     rows = changes.iloc[::-1]
+    labels = []
+    for _, r in rows.iterrows():
+        unit = f" {r['unit']}" if isinstance(r.get("unit", ""), str) and r.get("unit") else ""
+        move = textwrap.fill(f"{_fmt(r['from'])} → {_fmt(r['to'])}{unit}", wrap)
+        labels.append(f"{r['feature']}\n{move}")
     colours = [GROUP_COLOURS[1] if ok else "0.6" for ok in rows["allowed"]]
-    bars = ax.barh(rows["feature"], rows["cost"], color=colours)
+    bars = ax.barh(np.arange(len(rows)), rows["cost"], color=colours)
     for bar, ok in zip(bars, rows["allowed"]):
         if not ok:
             bar.set_hatch("//")
-    for y, (_, r) in enumerate(rows.iterrows()):
-        unit = f" {r['unit']}" if isinstance(r.get("unit", ""), str) and r.get("unit") else ""
-        ax.annotate(f"  {_fmt(r['from'])} → {_fmt(r['to'])}{unit}", (r["cost"], y), va="center", fontsize=9)
+            bar.set_edgecolor("0.3")
+    ax.set_yticks(np.arange(len(rows)), labels=labels, fontsize=8.5)
     ax.set(xlabel="share of the cost (weighted change)", ylabel="", title=title or "")
-    ax.set_xlim(0, max(float(rows["cost"].max()), 1e-9) * 1.9)
+    if not rows["allowed"].all():
+        ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=GROUP_COLOURS[1]),
+                           plt.Rectangle((0, 0), 1, 1, facecolor="0.6", hatch="//", edgecolor="0.3")],
+                  labels=["allowed move", "breaks actionability"], loc="lower right", fontsize=8.5)
     return ax
 
 

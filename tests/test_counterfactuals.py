@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab.counterfactuals import describe_changes, nearest_counterfactuals
+from recourselab.counterfactuals import describe_changes, nearest_counterfactuals, recourse_by_group
 from recourselab.features import Encoder, FeatureSpec
 
 from strategies import slow_feasible, specs_and_frames
@@ -84,3 +84,15 @@ def test_describe_changes_reads_in_units_and_flags_broken_constraints():
     assert table.set_index("feature").loc["purpose", "cost"] == 3.0
     assert describe_changes(enc, Z[0], Z[0]).empty
     assert len(describe_changes(enc, Z[0], Z[0], only_changed=False)) == 4
+
+
+def test_recourse_by_group_counts_missing_recourse_and_ignores_it_in_costs():
+    table = recourse_by_group([1.0, 3.0, np.inf, np.inf], ["a", "a", "a", "b"])
+    assert table.loc["a", "n"] == 3
+    assert table.loc["a", "with_recourse"] == pytest.approx(2 / 3)
+    assert table.loc["a", "median_cost"] == 2.0
+    assert table.loc["b", "with_recourse"] == 0 and np.isnan(table.loc["b", "median_cost"])
+    with pytest.raises(ValueError, match="give two 1-d arrays of the same length"):
+        recourse_by_group([1.0], ["a", "b"])
+    with pytest.raises(ValueError, match="NaN"):
+        recourse_by_group([np.nan], ["a"])

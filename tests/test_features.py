@@ -38,7 +38,7 @@ def test_spec_rejects_bad_arguments_with_a_useful_message(kwargs, message):
 def test_features_to_frame_describes_levels_and_ranges():
     table = features_to_frame([FeatureSpec("a", "ordinal", "↑", order=["lo", "hi"]),
                                FeatureSpec("b", "continuous", lower=0, upper=10, unit="DM")])
-    assert table["levels (worst → best) or range"].tolist() == ["lo < hi", "[0, 10]"]
+    assert table["levels (worst to best) or range"].tolist() == ["lo; hi", "[0, 10]"]
     assert table["unit"].tolist() == ["", "DM"]
 
 
@@ -208,3 +208,16 @@ def test_encoder_rejects_bad_construction_and_use():
         Encoder([FeatureSpec("x", "continuous")]).fit(pd.DataFrame({"x": ["a", "b"]}))
     with pytest.raises(ValueError, match="is binary but has 3 values"):
         Encoder([FeatureSpec("x", "binary")]).fit(pd.DataFrame({"x": [1, 2, 3]}))
+
+
+def test_values_outside_a_declared_range_warn():
+    frame = pd.DataFrame({"x": [0.0, 12.0]})
+    with pytest.warns(UserWarning, match=r"outside its declared range \[0.0, 10.0\]"):
+        Encoder([FeatureSpec("x", "continuous", lower=0, upper=10)]).fit(frame)
+
+
+def test_weight_vector_follows_spec_order_and_overrides():
+    frame = pd.DataFrame({"a": [0.0, 1.0], "b": [0.0, 1.0]})
+    enc = Encoder([FeatureSpec("a", "continuous", weight=2.0), FeatureSpec("b", "continuous")]).fit(frame)
+    assert enc.weight_vector().tolist() == [2.0, 1.0]
+    assert enc.weight_vector({"b": 3}).tolist() == [2.0, 3.0]

@@ -45,3 +45,12 @@ def test_model_helpers_reject_bad_input(german):
         train_model(german, threshold=0)
     with pytest.raises(TypeError, match="has no predict_proba"):
         favourable_proba(object(), np.zeros((1, 1)))
+
+
+def test_train_model_fits_a_clone_and_accepts_a_generator(german):
+    mine = LogisticRegression(C=0.5, max_iter=500)
+    trained = train_model(german, model=mine, random_state=np.random.default_rng(1))
+    assert not hasattr(mine, "coef_")  # the caller's estimator was not fitted in place
+    assert trained.model.C == 0.5 and hasattr(trained.model, "coef_")
+    train, test = split_dataset(german, random_state=np.random.default_rng(1))
+    assert len(test) == 300
