@@ -199,6 +199,9 @@ def _check_matrix(Z, name: str, n_columns: int) -> np.ndarray:
             f"{name} has shape {np.shape(Z)}; expected (n_rows, {n_columns}) encoded columns "
             "(use Encoder.transform on a frame first)."
         )
+    if Z.size and np.isnan(Z.min()):  # min propagates NaN: one fast pass
+        column = int(np.flatnonzero(np.isnan(Z).any(axis=0))[0])
+        raise ValueError(f"{name} has missing values (first in encoded column {column}); encode complete rows only.")
     return Z
 
 
@@ -426,9 +429,6 @@ class Encoder(TransformerMixin, BaseEstimator):
         """
         self._require_fitted()
         Z = _check_matrix(Z, "Z", self.n_columns)
-        if np.isnan(Z).any():
-            col = self.feature_names_out_[int(np.where(np.isnan(Z).any(axis=0))[0][0])]
-            raise ValueError(f"Z has missing values (first in encoded column {col!r}).")
         out = {}
         for s in self.specs_:
             sl = self.slices_[s.name]

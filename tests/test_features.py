@@ -122,6 +122,15 @@ def test_feasible_on_german_credit_examples(german, german_encoder):
     assert german_encoder.feasible(moves[3], Z0).tolist() == [False]  # savings cannot go down
 
 
+def test_encoded_arrays_with_nan_are_rejected(german_encoder):
+    Z = np.zeros((3, german_encoder.n_columns))
+    Z[1, 4] = np.nan
+    with pytest.raises(ValueError, match=r"Z_to has missing values \(first in encoded column 4\)"):
+        german_encoder.feasible(np.zeros_like(Z), Z)
+    with pytest.raises(ValueError, match="Z has missing values"):
+        german_encoder.inverse_transform(Z)
+
+
 def test_feasible_rejects_different_shapes(german_encoder):
     Z = np.zeros((3, german_encoder.n_columns))
     with pytest.raises(ValueError, match=r"Z_from has shape \(3, 34\) but Z_to has shape \(2, 34\)"):
