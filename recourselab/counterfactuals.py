@@ -157,6 +157,8 @@ def nearest_counterfactuals(
         raise TypeError(f"n_neighbors={n_neighbors!r} must be an integer.")
     if not 1 <= n_neighbors <= len(B):
         raise ValueError(f"n_neighbors={n_neighbors} must lie between 1 and the {len(B)} candidates.")
+    if norm not in ("l1", "l2"):
+        raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")
     k = int(n_neighbors)
     index = np.full((len(A), k), -1, dtype=int)
     cost = np.full((len(A), k), np.inf)

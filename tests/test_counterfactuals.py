@@ -56,6 +56,8 @@ def test_nearest_counterfactuals_reject_bad_input(german_encoder):
     Z = np.zeros((2, german_encoder.n_columns))
     with pytest.raises(ValueError, match="n_neighbors=3 must lie between 1 and the 2 candidates"):
         nearest_counterfactuals(Z, Z, german_encoder, n_neighbors=3)
+    with pytest.raises(ValueError, match="norm='max'"):
+        nearest_counterfactuals(Z[:0], Z, german_encoder, norm="max")
     with pytest.raises(ValueError, match="Z_candidates is empty"):
         nearest_counterfactuals(Z, Z[:0], german_encoder)
     with pytest.raises(TypeError, match="encoder must be a fitted recourselab Encoder"):
