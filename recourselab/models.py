@@ -135,7 +135,7 @@ class TrainedModel:
 
 
 def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, random_state=0,
-                threshold: float = 0.5) -> TrainedModel:
+                stratify: bool = True, threshold: float = 0.5) -> TrainedModel:
     """Split ``dataset``, encode it, and fit a classifier on the training rows.
 
     The encoder is fitted on the whole frame: min-max ranges and category levels
@@ -150,6 +150,10 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     test_size : float, default 0.3
     random_state : int or numpy.random.Generator, default 0
         Seeds the split and the model.
+    stratify : bool, default True
+        Keep the target's class shares equal in train and test (scikit-learn's
+        ``train_test_split`` does not by default; pass False to mirror a paper
+        that used the default).
     threshold : float, default 0.5
         Decision threshold on the favourable-class probability.
 
@@ -163,7 +167,7 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     if not 0 < threshold < 1:
         raise ValueError(f"threshold={threshold!r} must lie strictly between 0 and 1.")
     seed = _as_seed(random_state)
-    train, test = split_dataset(dataset, test_size=test_size, random_state=seed)
+    train, test = split_dataset(dataset, test_size=test_size, random_state=seed, stratify=stratify)
     # Ranges and category levels are the data's schema, not something learned from labels:
     # fitting them on all rows keeps every row in [0, 1] and every category known.
     encoder = dataset.encoder().fit(dataset.frame)

@@ -24,6 +24,10 @@ __all__ = [
     "plot_cost_by_group",
     "plot_coverage_curve",
     "plot_changes",
+    "DECISION_COLOURS",
+    "plot_feasibility_graph",
+    "plot_connectivity",
+    "plot_attribute_change_frequency",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -193,3 +197,117 @@ def _fmt(value) -> str:
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
     return str(value)
+
+
+#: Fill colours for decisions in graph figures (kept apart from the two group colours).
+DECISION_COLOURS = {True: "#009E73", False: "#FFFFFF"}
+
+
+def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, groups=None, group_order=None,
+                           path=None, ax=None, title: str | None = None, xlabel: str = "", ylabel: str = ""):
+    """Draw a small feasibility graph: arrows for edges, fill for the decision, ring colour for the group.
+
+    Parameters
+    ----------
+    graph : FeasibilityGraph
+    positions : array of shape (n_nodes, 2)
+        Where to draw each node (e.g. two readable features).
+    labels : sequence of str, optional
+        Node labels.
+    favourable : array of bool, optional
+        Model decision per node: filled green = favourable, white = refused.
+    groups : array-like, optional
+        Protected group per node, drawn as the ring colour (see :func:`group_palette`).
+    path : sequence of int, optional
+        A path to highlight (e.g. a FACE counterfactual).
+    """
+    import networkx as nx
+
+    positions = np.asarray(positions, dtype=float)
+    if positions.shape != (graph.n_nodes, 2):
+        raise ValueError(f"positions has shape {positions.shape}; give (n_nodes, 2) = ({graph.n_nodes}, 2).")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 5.5))
+    G = graph.to_networkx()
+    pos = {i: positions[i] for i in range(graph.n_nodes)}
+    fill = ["#DDDDDD"] * graph.n_nodes if favourable is None else [DECISION_COLOURS[bool(f)] for f in favourable]
+    if groups is None:
+        ring = ["0.2"] * graph.n_nodes
+    else:
+        order = list(group_order) if group_order is not None else sorted(pd.unique(np.asarray(groups)).tolist(), key=str)
+        palette = group_palette(order)
+        ring = [palette[g] for g in groups]
+    on_path = set(zip(path[:-1], path[1:])) if path is not None and len(path) > 1 else set()
+    plain = [e for e in G.edges if e not in on_path]
+    nx.draw_networkx_edges(G, pos, edgelist=plain, ax=ax, edge_color="0.55", arrows=True, arrowsize=12,
+                           node_size=520, connectionstyle="arc3,rad=0.08")
+    if on_path:
+        nx.draw_networkx_edges(G, pos, edgelist=list(on_path), ax=ax, edge_color="black", width=2.6, arrows=True,
+                               arrowsize=16, node_size=520, connectionstyle="arc3,rad=0.08")
+    nx.draw_networkx_nodes(G, pos, ax=ax, node_color=fill, edgecolors=ring, linewidths=2.5, node_size=520)
+    if labels is not None:
+        nx.draw_networkx_labels(G, pos, labels={i: str(labels[i]) for i in range(graph.n_nodes)}, ax=ax,
+                                font_size=10, font_weight="bold")
+    ax.set(title=title or "", xlabel=xlabel, ylabel=ylabel)
+    ax.tick_params(left=True, bottom=True, labelleft=True, labelbottom=True)
+    ax.set_axis_on()
+    handles = [plt.Line2D([], [], marker="o", ls="", markersize=10, markerfacecolor=DECISION_COLOURS[True],
+                          markeredgecolor="0.3", label="favourable decision"),
+               plt.Line2D([], [], marker="o", ls="", markersize=10, markerfacecolor=DECISION_COLOURS[False],
+                          markeredgecolor="0.3", label="refused")]
+    if groups is not None:
+        handles += [plt.Line2D([], [], marker="o", ls="", markersize=10, markerfacecolor="white",
+                               markeredgecolor=palette[g], markeredgewidth=2.5, label=f"group {g}") for g in order]
+    ax.legend(handles=handles, loc="upper left", fontsize=8.5, frameon=True)
+    return ax
+
+
+def plot_connectivity(table: pd.DataFrame, *, chosen: float | None = None, ax=None, title: str | None = None):
+    """Connectivity of the feasibility graph against epsilon (FACEGroup's Fig. 2).
+
+    ``table`` is :func:`~recourselab.graph.connectivity_by_epsilon`'s output;
+    ``chosen`` marks the epsilon used afterwards.
+    """
+    needed = {"epsilon", "singletons (share)", "largest component (share)", "components"}
+    if not isinstance(table, pd.DataFrame) or not needed <= set(table.columns):
+        raise ValueError(f"table must be a connectivity_by_epsilon() frame with columns {sorted(needed)}.")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    ax.plot(table["epsilon"], 100 * table["singletons (share)"], marker="o", color="0.35", label="singleton nodes (%)")
+    ax.plot(table["epsilon"], 100 * table["largest component (share)"], marker="s", color="#009E73",
+            label="nodes in the largest component (%)")
+    ax.set(xlabel="epsilon (largest step, encoded units)", ylabel="share of nodes (%)", ylim=(0, 102),
+           title=title or "")
+    right = ax.twinx()
+    right.plot(table["epsilon"], table["components"], marker="^", ls="--", color="#CC79A7", label="components")
+    right.set_ylabel("weakly connected components")
+    right.grid(False)
+    if chosen is not None:
+        ax.axvline(chosen, color="black", lw=1, ls=":")
+        ax.annotate(f"chosen ε = {chosen:g}", (chosen, 95), xytext=(6, 0), textcoords="offset points", fontsize=9)
+    lines = ax.get_legend_handles_labels()
+    more = right.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="center right", fontsize=9)
+    return ax
+
+
+def plot_attribute_change_frequency(table: pd.DataFrame, *, ax=None, title: str | None = None, min_share: float = 0.0):
+    """Heat map of attribute change frequency: rows = (sub)groups, columns = features (FACEGroup's Fig. 4).
+
+    ``table`` is :func:`~recourselab.burden.attribute_change_frequency`'s output;
+    features that never change more often than ``min_share`` are left out.
+    """
+    if not isinstance(table, pd.DataFrame) or "covered" not in table.columns:
+        raise ValueError("table must be an attribute_change_frequency() frame (with a 'covered' column).")
+    shares = table.drop(columns="covered")
+    shares = shares.loc[:, shares.max(axis=0) > min_share]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shares)))
+    labels = [f"{idx} (n={n})" for idx, n in zip(shares.index, table["covered"])]
+    sns.heatmap(100 * shares.astype(float), annot=True, fmt=".0f", cmap="Blues", vmin=0, vmax=100, ax=ax,
+                cbar_kws={"label": "factuals whose counterfactual changes it (%)"}, yticklabels=labels)
+    ax.set(xlabel="", ylabel="", title=title or "")
+    ax.tick_params(axis="x", rotation=45)
+    for label in ax.get_xticklabels():
+        label.set_horizontalalignment("right")
+    return ax
