@@ -56,7 +56,7 @@ _ALIASES = {
 }
 _MONOTONE = ("increase", "decrease")
 # Elements of the temporary difference array per chunk: small enough to stay in
-# cache (measured fastest in benchmarks/bench_features.py), large enough to vectorise.
+# cache (measured fastest in benchmarks/features.py), large enough to vectorise.
 _CHUNK_ELEMENTS = 40_000
 
 
@@ -473,7 +473,7 @@ class Encoder(TransformerMixin, BaseEstimator):
         -----
         Vectorised over rows and over the constrained columns; the cost is a few
         comparisons per constrained encoded column (a million German Credit pairs
-        take well under a second, see ``benchmarks/bench_features.py``).
+        take well under a second, see ``benchmarks/features.py``).
         """
         self._require_fitted()
         Z_from = np.asarray(Z_from, dtype=float)

@@ -1,6 +1,6 @@
 """Encoder.feasible and nearest_counterfactuals against naive Python loops, in one process.
 
-Run with ``make bench`` (or ``.venv/bin/python benchmarks/bench_features.py``).
+Run with ``make bench`` (or ``.venv/bin/python benchmarks/features.py``).
 Prints, for each operation: time per call at several sizes, the growth exponent
 in n, and the speed-up over a naive per-pair loop measured on a subset.
 """
