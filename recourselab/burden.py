@@ -21,7 +21,6 @@ reports it.
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -38,6 +37,7 @@ __all__ = [
     "minimum_resources_table",
     "cost_grid",
     "k_grid",
+    "nice_values",
     "AUCResult",
     "kauc",
     "dauc",
@@ -214,6 +214,35 @@ def k_grid(k_max: int, n: int = 12) -> np.ndarray:
     return np.unique(np.round(np.linspace(1, int(k_max), max(int(n), 1))).astype(int))
 
 
+def nice_values(lo: float, hi: float, n: int = 4, *, integer: bool = False) -> np.ndarray:
+    """``n`` evenly spaced parameter values from ``lo`` with a "nice" step (FACEGroup's choice).
+
+    The raw step (hi - lo) / (n - 1) is rounded *up* to a nice number: one
+    significant digit for decimals (0.633 -> 0.7), or one of 1, 2, 3, 4, 5, 7, 10
+    times a power of ten for integers; the values are ``lo + i * step``, so the
+    last one can exceed ``hi`` slightly. This reproduces the grids of the
+    paper's Table 2 (d = 0.1, 0.8, 1.5, 2.2 for costs up to 2; k = 1, 5, 9, 13
+    for k0 = 13).
+
+    Examples
+    --------
+    >>> nice_values(0.1, 2.0).round(6).tolist()
+    [0.1, 0.8, 1.5, 2.2]
+    >>> nice_values(1, 13, integer=True).tolist()
+    [1, 5, 9, 13]
+    """
+    lo, hi, n = float(lo), float(hi), int(n)
+    if not np.isfinite([lo, hi]).all() or hi <= lo or n < 2:
+        raise ValueError(f"nice_values needs finite lo < hi and n >= 2; got lo={lo}, hi={hi}, n={n}.")
+    raw = (hi - lo) / (n - 1)
+    power = 10.0 ** np.floor(np.log10(raw))
+    if integer:
+        step = max(1.0, min(m * power for m in (1, 2, 3, 4, 5, 7, 10) if m * power >= raw - 1e-12))
+        return (np.round(lo) + step * np.arange(n)).astype(int)
+    step = np.ceil(raw / power - 1e-9) * power
+    return lo + step * np.arange(n)
+
+
 @dataclass(frozen=True)
 class AUCResult:
     """An AUC burden score with its curve and saturation point.
@@ -320,10 +349,12 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     For each k in ``k_values`` (default ``k_grid(k0, 25)``, the paper's 25
     points), :func:`~recourselab.groupcf.min_max_cost` gives the least radius
     covering a share c of the coverable factuals; where k is too small to reach
-    c, the cost counts as ``cost_ceiling`` (default: the largest finite cost).
-    The trapezoid area is divided by ``cost_ceiling`` times the k range, so
-    lower is better and 1 means "never reachable". ``saturation`` is sp(c):
-    the fewest counterfactuals on the grid achieving the minimum cost.
+    c, the curve holds ``inf`` and the area counts it as ``cost_ceiling``
+    (default: the largest finite cost). The trapezoid area is divided by
+    ``cost_ceiling`` times the k range, so lower is better and 1 means "never
+    reachable". ``best`` is the least cost over the k that reach c, and
+    ``saturation`` is sp(c): the fewest counterfactuals on the grid achieving
+    it (``inf`` and NaN when no k on the grid reaches c).
     """
     C = _check_cost_matrix(C)
     if not 0 < c <= 1:
@@ -337,14 +368,18 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     grid = _grid(k_values, "k_values", integer=True)
     costs = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # infeasible small k are expected here and scored at the ceiling
+        warnings.simplefilter("ignore")  # infeasible small k are expected here
         for k in grid:
             result = min_max_cost(C_cov, min(int(k), C_cov.shape[1]), c, method=method, time_limit=time_limit)
-            costs.append(result.cost if result.status != "infeasible" else ceiling)
-    costs = np.minimum(np.array(costs, dtype=float), ceiling)
-    best = costs.min()
-    return AUCResult("cAUC", c, _normalised_area(grid, costs, ceiling), float(grid[np.argmax(costs <= best)]),
-                     float(best), pd.DataFrame({"k": grid, "cost": costs}))
+            costs.append(result.cost if result.status != "infeasible" else np.inf)
+    costs = np.array(costs, dtype=float)
+    feasible = np.isfinite(costs)
+    # the area scores an unreachable coverage at the ceiling; the best value and
+    # saturation point are taken over the k that reach it
+    score = _normalised_area(grid, np.minimum(costs, ceiling), ceiling)
+    best = float(costs[feasible].min()) if feasible.any() else np.inf
+    saturation = float(grid[np.argmax(feasible & (costs <= best))]) if feasible.any() else np.nan
+    return AUCResult("cAUC", c, score, saturation, best, pd.DataFrame({"k": grid, "cost": costs}))
 
 
 def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, method: str = "greedy") -> pd.DataFrame:

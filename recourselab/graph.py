@@ -10,7 +10,7 @@ path of such small, allowed steps :cite:p:`poyiadzi2020face,fragkathoulas2025fac
 Everything is sparse: one radius query of a neighbour index finds the pairs
 within ``epsilon``, feasibility is checked on the edge list in vectorised
 chunks, and reachability, shortest paths and components come from
-:mod:`scipy.sparse.csgraph`.
+``scipy.sparse.csgraph``.
 """
 
 from __future__ import annotations

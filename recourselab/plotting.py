@@ -28,6 +28,7 @@ __all__ = [
     "plot_feasibility_graph",
     "plot_connectivity",
     "plot_attribute_change_frequency",
+    "plot_auc_curves",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -227,7 +228,7 @@ def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, gr
     if positions.shape != (graph.n_nodes, 2):
         raise ValueError(f"positions has shape {positions.shape}; give (n_nodes, 2) = ({graph.n_nodes}, 2).")
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 5.5))
+        _, ax = plt.subplots(figsize=(8, 5.5))
     G = graph.to_networkx()
     pos = {i: positions[i] for i in range(graph.n_nodes)}
     fill = ["#DDDDDD"] * graph.n_nodes if favourable is None else [DECISION_COLOURS[bool(f)] for f in favourable]
@@ -258,7 +259,7 @@ def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, gr
     if groups is not None:
         handles += [plt.Line2D([], [], marker="o", ls="", markersize=10, markerfacecolor="white",
                                markeredgecolor=palette[g], markeredgewidth=2.5, label=f"group {g}") for g in order]
-    ax.legend(handles=handles, loc="upper left", fontsize=8.5, frameon=True)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
     return ax
 
 
@@ -305,9 +306,43 @@ def plot_attribute_change_frequency(table: pd.DataFrame, *, ax=None, title: str 
         _, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shares)))
     labels = [f"{idx} (n={n})" for idx, n in zip(shares.index, table["covered"])]
     sns.heatmap(100 * shares.astype(float), annot=True, fmt=".0f", cmap="Blues", vmin=0, vmax=100, ax=ax,
-                cbar_kws={"label": "factuals whose counterfactual changes it (%)"}, yticklabels=labels)
+                cbar_kws={"label": "changed (% of covered)"}, yticklabels=labels)
     ax.set(xlabel="", ylabel="", title=title or "")
     ax.tick_params(axis="x", rotation=45)
     for label in ax.get_xticklabels():
         label.set_horizontalalignment("right")
+    return ax
+
+
+def plot_auc_curves(results: dict, *, ax=None, title: str | None = None, group_order=None):
+    """The curves behind kAUC, dAUC or cAUC scores, one line per (group, parameter).
+
+    Parameters
+    ----------
+    results : dict
+        Group label -> list of :class:`~recourselab.burden.AUCResult` of one
+        metric (e.g. kAUC for k = 1, 2, 3, 4); line styles tell the parameters apart.
+    """
+    if not results:
+        raise ValueError("results is empty; give {group: [AUCResult, ...]}.")
+    metrics = {r.metric for rs in results.values() for r in rs}
+    if len(metrics) != 1:
+        raise ValueError(f"results mixes metrics {sorted(metrics)}; plot one metric at a time.")
+    metric = metrics.pop()
+    order = list(group_order) if group_order is not None else list(results)
+    palette = group_palette(order)
+    styles = ["-", "--", ":", "-."]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    x_name, y_name = {"kAUC": ("d", "coverage"), "dAUC": ("k", "coverage"), "cAUC": ("k", "cost")}[metric]
+    symbol = {"kAUC": "k", "dAUC": "d", "cAUC": "c"}[metric]
+    for group in order:
+        for i, r in enumerate(results[group]):
+            y = r.curve[y_name] * (100 if y_name == "coverage" else 1)
+            ax.plot(r.curve[x_name], y, ls=styles[i % len(styles)], color=palette[group], marker="o", markersize=3,
+                    label=f"{group}, {symbol} = {r.parameter:.3g} (score {r.score:.2f})")
+    ax.set(xlabel={"d": "cost threshold d", "k": "number of counterfactuals k"}[x_name],
+           ylabel="coverage of coverable factuals (%)" if y_name == "coverage" else "smallest maximum cost",
+           title=title or "")
+    ax.legend(fontsize=8, ncol=2)
     return ax

@@ -110,11 +110,16 @@ def test_cauc_integrates_the_optimal_radius_capped_at_the_ceiling(C, c):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = cauc(C, c, grid, method="mip")
-    expected = np.array([min(brute_radius(Cc, k, need), ceiling) for k in grid])
+    expected = np.array([brute_radius(Cc, k, need) for k in grid])
     np.testing.assert_allclose(result.curve["cost"], expected)
-    assert result.score == pytest.approx(np.trapezoid(expected, grid) / (2 * ceiling) if ceiling > 0 else 0)
+    capped = np.minimum(expected, ceiling)
+    assert result.score == pytest.approx(np.trapezoid(capped, grid) / (2 * ceiling) if ceiling > 0 else 0)
     assert 0 <= result.score <= 1
-    assert result.best == expected.min()
+    if np.isfinite(expected).any():
+        assert result.best == expected.min()
+        assert result.saturation == grid[np.argmax(expected == expected.min())]
+    else:
+        assert np.isinf(result.best) and np.isnan(result.saturation)
 
 
 def test_grids():
