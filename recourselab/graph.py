@@ -429,7 +429,8 @@ class FaceCounterfactuals:
 
 
 def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str = "path",
-                         log_density_min: float | None = None) -> FaceCounterfactuals:
+                         log_density_min: float | None = None, proba=None,
+                         min_proba: float | None = None) -> FaceCounterfactuals:
     """FACE :cite:p:`poyiadzi2020face`: each source's cheapest reachable target and the path to it.
 
     Parameters
@@ -445,6 +446,11 @@ def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str
     log_density_min : float, optional
         With ``weighting="kde"``: keep only targets whose log relative density
         is at least this (FACE's density threshold; 0 = the mean density).
+    proba : array of shape (n_nodes,), optional
+        The model's probability of the favourable outcome for every node.
+    min_proba : float, optional
+        With ``proba``: keep only targets predicted favourable with at least this
+        probability (FACE's confidence threshold).
 
     Returns
     -------
@@ -460,6 +466,15 @@ def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str
         targets = targets[graph.log_density[targets] >= log_density_min]
         if targets.size == 0:
             raise ValueError(f"log_density_min={log_density_min} leaves no admissible target; lower it.")
+    if min_proba is not None:
+        if proba is None:
+            raise ValueError("min_proba needs proba, the favourable-class probability of every node.")
+        proba = np.asarray(proba, dtype=float)
+        if proba.shape != (graph.n_nodes,):
+            raise ValueError(f"proba has shape {proba.shape}; give one probability per node ({graph.n_nodes}).")
+        targets = targets[proba[targets] >= min_proba]
+        if targets.size == 0:
+            raise ValueError(f"min_proba={min_proba} leaves no admissible target; lower it.")
     C = graph.costs(sources, targets, cost=cost)
     best = np.argmin(C, axis=1)
     best_cost = C[np.arange(len(sources)), best]

@@ -156,6 +156,20 @@ def test_face_picks_the_cheapest_reachable_target_and_a_valid_path():
     assert set(result.to_frame().columns) == {"source", "target", "cost", "steps"}
 
 
+def test_face_probability_threshold_filters_targets():
+    rng = np.random.default_rng(5)
+    Z = rng.random((40, 2))
+    graph = build_feasibility_graph(Z, 0.4, weighting="distance")
+    proba = rng.random(40)
+    result = face_counterfactuals(graph, [0, 1, 2], np.arange(3, 40), proba=proba, min_proba=0.7)
+    chosen = result.target[result.target >= 0]
+    assert chosen.size and (proba[chosen] >= 0.7).all()
+    with pytest.raises(ValueError, match="min_proba needs proba"):
+        face_counterfactuals(graph, [0], [5], min_proba=0.5)
+    with pytest.raises(ValueError, match="one probability per node"):
+        face_counterfactuals(graph, [0], [5], proba=[0.5], min_proba=0.5)
+
+
 def test_face_density_threshold_filters_targets():
     rng = np.random.default_rng(4)
     Z = rng.random((50, 2))
