@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from recourselab.burden import (
     attribute_change_frequency,
+    group_vs_individual_cost,
     auc_table,
     cauc,
     cost_grid,
@@ -184,3 +185,14 @@ def test_attribute_change_frequency_counts_changed_features_of_covered_factuals(
         attribute_change_frequency(enc, factuals, candidates, [0, 1])
     with pytest.raises(ValueError, match="outside the candidates"):
         attribute_change_frequency(enc, factuals, candidates, [0, 5, -1])
+
+
+def test_group_cost_is_never_below_the_individual_optimum_and_meets_it_with_enough_k():
+    rng = np.random.default_rng(7)
+    C = np.where(rng.random((10, 6)) < 0.6, rng.random((10, 6)) * 4, np.inf)
+    C[:, 0] = np.where(np.isfinite(C[:, 0]), C[:, 0], 3.0)  # everyone can reach candidate 0
+    table = group_vs_individual_cost(C, [1, 2, 6])
+    assert (table["group mean cost"] >= table["individual mean cost"] - 1e-12).all()
+    assert table["served"].tolist()[0] == 10
+    last = table.iloc[-1]  # k = number of candidates: everyone gets their own best
+    assert last["extra cost (%)"] == pytest.approx(0.0, abs=1e-9)
