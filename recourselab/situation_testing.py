@@ -1,0 +1,408 @@
+"""Situation testing (ST), counterfactual situation testing (CST) and counterfactual fairness (CF).
+
+For every member of a protected group (a *complainant*) situation testing
+builds two groups of similar people and compares how often each was refused
+:cite:p:`thanh2011knn`:
+
+* the **control group**: the k protected people most similar to the complainant;
+* the **test group**: the k non-protected people most similar to a *test centre*.
+
+In k-NN ST the test centre is the complainant's own profile (ceteris paribus:
+"the same person, only of the other group"). In k-NN CST
+:cite:p:`alvarez2023cst` it is the complainant's **counterfactual** profile from a
+structural causal model (mutatis mutandis: "the person they would have been",
+see :class:`~recourselab.scm.AdditiveNoiseSCM`). A complainant shows potential
+discrimination when the control group's refusal rate exceeds the test group's,
+:math:`\\Delta p = p_c - p_t > \\tau`, and the claim is statistically significant
+when a Wald confidence interval for :math:`\\Delta p` lies above :math:`\\tau`.
+
+Similarity is the distance of the paper's Eq. (6): the mean over attributes of
+the range-normalised absolute difference (numeric and ordinal attributes) or
+the overlap distance (categorical attributes, 1 if different). Columns are
+rescaled so that this distance is exactly the L1 distance of the rescaled rows,
+and one KD-tree per search space answers every complainant's query at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from sklearn.neighbors import KDTree
+
+__all__ = [
+    "situation_distance_transform",
+    "Groups",
+    "build_groups",
+    "wald_ci",
+    "situation_testing",
+    "counterfactual_fairness",
+]
+
+
+def situation_distance_transform(X, X_cf=None, *, categorical=None):
+    """Rescale columns so that the L1 distance between rows equals the paper's Eq. (6).
+
+    .. math:: d(x, x') = \\frac{1}{p} \\sum_{j=1}^{p} d_j(x_j, x'_j), \\quad
+              d_j = \\frac{|x_j - x'_j|}{\\max_j - \\min_j} \\text{ (numeric)}, \\quad
+              d_j = \\mathbb{1}[x_j \\ne x'_j] \\text{ (categorical)}
+
+    Numeric columns are divided by ``p * range`` (range over ``X``);
+    categorical columns become one-hot columns worth ``1 / (2p)`` each, so a
+    change of category adds exactly ``1 / p``.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or array of shape (n, p)
+        The decision-relevant attributes (not the protected attribute, not the decision).
+    X_cf : same type and shape as X, optional
+        Counterfactual rows, rescaled with X's ranges and categories.
+    categorical : list of str, optional
+        Columns to treat as categorical; default: the non-numeric columns of a frame.
+
+    Returns
+    -------
+    T, T_cf : ndarray
+        ``T_cf`` is None when ``X_cf`` is None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"salary": [10.0, 20.0, 30.0], "job": ["a", "b", "a"]})
+    >>> T, _ = situation_distance_transform(X)
+    >>> float(abs(T[0] - T[1]).sum())   # (10/20 + 1) / 2
+    0.75
+    """
+    frame, frame_cf = _as_frame(X, "X"), None if X_cf is None else _as_frame(X_cf, "X_cf")
+    if frame_cf is not None:
+        if list(frame_cf.columns) != list(frame.columns) or frame_cf.shape != frame.shape:
+            raise ValueError(
+                f"X_cf has shape {frame_cf.shape} and columns {list(frame_cf.columns)}, but X has shape "
+                f"{frame.shape} and columns {list(frame.columns)}; give one counterfactual row per factual row "
+                "with the same columns."
+            )
+    if categorical is None:
+        categorical = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+                       or pd.api.types.is_bool_dtype(frame[c])]
+    unknown = [c for c in categorical if c not in frame.columns]
+    if unknown:
+        raise ValueError(f"categorical names columns that X lacks: {unknown}; columns are {list(frame.columns)}.")
+    p = frame.shape[1]
+    if p == 0:
+        raise ValueError("X has no columns; give the decision-relevant attributes.")
+    blocks, blocks_cf = [], []
+    for column in frame.columns:
+        values = frame[column]
+        if values.isna().any():
+            raise ValueError(f"column {column!r} of X has missing values; impute or drop them first.")
+        if frame_cf is not None and frame_cf[column].isna().any():
+            raise ValueError(f"column {column!r} of X_cf has missing values.")
+        if column in categorical:
+            pool = values if frame_cf is None else pd.concat([values, frame_cf[column]])
+            levels = pd.unique(pool)
+            index = pd.Index(levels)
+            one_hot = np.zeros((len(frame), len(levels)))
+            one_hot[np.arange(len(frame)), index.get_indexer(values)] = 1.0 / (2 * p)
+            blocks.append(one_hot)
+            if frame_cf is not None:
+                cf = np.zeros((len(frame), len(levels)))
+                cf[np.arange(len(frame)), index.get_indexer(frame_cf[column])] = 1.0 / (2 * p)
+                blocks_cf.append(cf)
+            continue
+        numbers = values.to_numpy(dtype=float)
+        span = float(numbers.max() - numbers.min())
+        scale = 1.0 / (p * span) if span > 0 else 0.0  # a constant column never separates anyone
+        blocks.append((numbers * scale)[:, None])
+        if frame_cf is not None:
+            blocks_cf.append((frame_cf[column].to_numpy(dtype=float) * scale)[:, None])
+    T = np.hstack(blocks)
+    return T, (np.hstack(blocks_cf) if frame_cf is not None else None)
+
+
+def _as_frame(X, name):
+    if isinstance(X, pd.DataFrame):
+        return X.reset_index(drop=True)
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(f"{name} has shape {array.shape}; give a 2-d table (rows = people).")
+    return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
+
+
+def _mask(values, n, name):
+    mask = np.asarray(values)
+    if mask.shape != (n,):
+        raise ValueError(f"{name} has shape {mask.shape}; give one entry per row of X ({n}).")
+    if mask.dtype != bool:
+        unique = set(pd.unique(mask).tolist())
+        if not unique <= {0, 1}:
+            raise ValueError(f"{name} must be boolean or 0/1 (1 = protected); found values {sorted(unique)[:5]}.")
+        mask = mask.astype(bool)
+    return mask
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Control and test groups of every complainant (row positions in X).
+
+    Attributes
+    ----------
+    complainants : ndarray of int, shape (m,)
+        Row positions of the complainants (the protected rows).
+    control : ndarray of int, shape (m, k)
+        The k protected rows nearest the complainant (the complainant excluded).
+    test : ndarray of int, shape (m, k)
+        The k reference rows nearest the test centre.
+    k : int
+    """
+
+    complainants: np.ndarray
+    control: np.ndarray
+    test: np.ndarray
+    k: int
+
+
+def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
+    """For each query, the k nearest rows of the space by L1, ties broken by lower row position.
+
+    One KD-tree query finds each query's k-th distance, one radius query (with a
+    radius per query) returns
+    every row within it (all tied rows included); a lexicographic sort by
+    (query, distance, row) then keeps the first k per query. ``exclude`` gives,
+    per query, a row position to leave out (the complainant itself), or -1.
+    """
+    m = len(T_query)
+    extra = 1 if exclude is not None else 0
+    tree = KDTree(T_space, metric="manhattan")
+    kth, _ = tree.query(T_query, k=min(k + extra, len(T_space)))
+    radius = kth[:, -1] * (1 + 1e-9) + 1e-12  # a hair of slack: every row tied at the k-th distance is in
+    found, dist = tree.query_radius(T_query, r=radius, return_distance=True)
+    counts = np.array([len(f) for f in found])
+    query = np.repeat(np.arange(m), counts)
+    rows = space_rows[np.concatenate(found)] if counts.sum() else np.array([], dtype=int)
+    dist = np.concatenate(dist) if counts.sum() else np.array([])
+    if exclude is not None:
+        keep = rows != exclude[query]
+        query, rows, dist = query[keep], rows[keep], dist[keep]
+    # round away summation-order noise so exact ties compare equal, then sort
+    order = np.lexsort((rows, np.round(dist, 12), query))
+    query, rows = query[order], rows[order]
+    starts = np.searchsorted(query, np.arange(m))
+    rank = np.arange(len(query)) - starts[query]
+    take = rank < k
+    out = np.full((m, k), -1, dtype=int)
+    out[query[take], rank[take]] = rows[take]
+    if (out < 0).any():  # cannot happen when the space has >= k rows besides the excluded one
+        raise RuntimeError("a neighbour group came out short; please report this with the data.")
+    return out
+
+
+def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical=None) -> Groups:
+    """The control and test groups of k-NN situation testing for every complainant.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or array of shape (n, p)
+        Decision-relevant attributes of every individual.
+    protected : array of bool or 0/1, shape (n,)
+        Membership of the protected group; every protected row is a complainant
+        and the protected rows form the control search space.
+    k : int
+        Group size.
+    X_cf : like X, optional
+        Counterfactual rows: the test centre of complainant ``i`` is
+        ``X_cf[i]`` (CST); without it the test centre is ``X[i]`` (ST).
+    reference : array of bool, shape (n,), optional
+        The test search space; default: the non-protected rows. For an
+        intersectional test (e.g. non-white women) pass the rows of the
+        reference intersection (white men).
+    categorical : list of str, optional
+        See :func:`situation_distance_transform`.
+
+    Returns
+    -------
+    Groups
+
+    Notes
+    -----
+    Ties in distance are broken by the lower row position, which makes the
+    groups reproducible and equal to a brute-force stable sort.
+    """
+    frame = _as_frame(X, "X")
+    n = len(frame)
+    protected = _mask(protected, n, "protected")
+    if protected.all() or not protected.any():
+        raise ValueError(
+            f"protected has a single value ({'all' if protected.all() else 'no'} rows protected); "
+            "situation testing compares a protected group with a reference group."
+        )
+    reference = ~protected if reference is None else _mask(reference, n, "reference")
+    if (reference & protected).any():
+        raise ValueError("reference and protected overlap; a row cannot be in both search spaces.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k={k!r} must be an integer >= 1.")
+    complainants = np.flatnonzero(protected)
+    if k > len(complainants) - 1:
+        raise ValueError(
+            f"k={k} is larger than the control search space: {len(complainants)} protected rows, "
+            f"{len(complainants) - 1} besides the complainant. Use k <= {len(complainants) - 1}."
+        )
+    if k > reference.sum():
+        raise ValueError(
+            f"k={k} is larger than the test search space ({int(reference.sum())} reference rows). "
+            f"Use k <= {int(reference.sum())}."
+        )
+    T, T_cf = situation_distance_transform(frame, X_cf, categorical=categorical)
+    centres = T[complainants] if T_cf is None else T_cf[complainants]
+    control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants)
+    reference_rows = np.flatnonzero(reference)
+    test = _k_nearest(reference_rows, T[reference_rows], centres, k)
+    return Groups(complainants, control, test, int(k))
+
+
+def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
+    """Wald confidence interval for the difference of two proportions, Δp = p_c − p_t.
+
+    .. math:: \\Delta p \\pm z \\sqrt{\\frac{p_c(1 - p_c) + p_t(1 - p_t)}{n}}
+
+    The paper's Eq. (5) prints the two variances with a minus sign; the
+    variance of a difference of independent proportions is their **sum**, which
+    is what reproduces the paper's own Tables 2 and 3. With ``one_sided=True``
+    (default) :math:`z = z_{1-\\alpha}` (1.645 at α = 5 %), matching the
+    one-sided test of Δp > τ; otherwise :math:`z = z_{1-\\alpha/2}`.
+
+    Parameters
+    ----------
+    p_c, p_t : float or array
+        Refusal rates of the control and test groups.
+    n : int or array
+        Group size (k, or k + 1 when the search centres are counted).
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    low, high : float or ndarray
+
+    Examples
+    --------
+    >>> [round(float(v), 2) for v in wald_ci(13 / 16, 0.0, 16)]   # the paper's Table 2, complainant 55
+    [0.65, 0.97]
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 1.")
+    p_c, p_t, n = np.asarray(p_c, dtype=float), np.asarray(p_t, dtype=float), np.asarray(n, dtype=float)
+    if ((p_c < 0) | (p_c > 1) | (p_t < 0) | (p_t > 1)).any():
+        raise ValueError("p_c and p_t are proportions and must lie in [0, 1].")
+    if (n <= 0).any():
+        raise ValueError(f"n={n} must be positive (the group size).")
+    z = norm.ppf(1 - alpha) if one_sided else norm.ppf(1 - alpha / 2)
+    delta = p_c - p_t
+    half = z * np.sqrt((p_c * (1 - p_c) + p_t * (1 - p_t)) / n)
+    low, high = delta - half, delta + half
+    return (float(low), float(high)) if low.ndim == 0 else (low, high)
+
+
+def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, include_centers: bool = False,
+                      reference=None, alpha: float = 0.05, tau: float = 0.0, categorical=None) -> pd.DataFrame:
+    """k-NN situation testing for every complainant: ST without counterfactuals, CST with them.
+
+    For complainant c with control group C and test group T,
+
+    .. math:: p_c = \\frac{|\\{i \\in C : \\hat y_i = 0\\}|}{|C|}, \\quad
+              p_t = \\frac{|\\{i \\in T : \\hat y_i = 0\\}|}{|T|}, \\quad
+              \\Delta p = p_c - p_t .
+
+    With ``include_centers`` the complainant's own decision joins the control
+    group and the decision of its test centre (``y_hat_cf[c]`` for CST,
+    ``y_hat[c]`` for ST) joins the test group, so both have k + 1 members:
+    the paper's "CST" (with centres) rather than "CST w/o".
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or array of shape (n, p)
+        Decision-relevant attributes (the decision maker's inputs).
+    protected : array of bool or 0/1, shape (n,)
+        1 = protected; every protected row is a complainant, whatever its decision.
+    y_hat : array of 0/1, shape (n,)
+        Decisions, 1 = favourable.
+    k : int
+        Size of the control and test groups.
+    X_cf : like X, optional
+        Counterfactual attributes of every row (e.g. from
+        :meth:`AdditiveNoiseSCM.counterfactual <recourselab.scm.AdditiveNoiseSCM.counterfactual>`);
+        given → CST, absent → ST.
+    y_hat_cf : array of 0/1, shape (n,), optional
+        Decisions on the counterfactual rows; needed with ``include_centers`` for CST.
+    include_centers : bool, default False
+    reference : array of bool, optional
+        Test search space (default: the non-protected rows); see :func:`build_groups`.
+    alpha : float, default 0.05
+        Significance level of the one-sided Wald interval (:func:`wald_ci`).
+    tau : float, default 0.0
+        Minimum difference Δp that counts as discrimination.
+    categorical : list of str, optional
+        Categorical columns for the distance (default: non-numeric columns).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per complainant (indexed like X), columns ``p_c``, ``p_t``,
+        ``delta_p``, ``ci_low``, ``ci_high``, ``discrimination``
+        (Δp > τ) and ``significant`` (the interval lies above τ).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [0.2], [0.0], [0.1], [0.2]])
+    >>> protected = np.array([1, 1, 1, 0, 0, 0])
+    >>> y_hat = np.array([0, 0, 0, 1, 1, 0])
+    >>> situation_testing(X, protected, y_hat, k=2)["delta_p"].round(2).tolist()
+    [1.0, 1.0, 0.5]
+    """
+    frame = _as_frame(X, "X")
+    n = len(frame)
+    y_hat = _mask(y_hat, n, "y_hat")
+    if X_cf is not None:
+        cf_shape = np.shape(X_cf)
+        if cf_shape != frame.shape:
+            raise ValueError(f"X_cf has shape {cf_shape} but X has shape {frame.shape}; give one counterfactual "
+                             "row per factual row.")
+    if include_centers:
+        if X_cf is not None and y_hat_cf is None:
+            raise ValueError("include_centers with counterfactuals needs y_hat_cf, the decisions on X_cf.")
+        centre_decision = y_hat if X_cf is None else _mask(y_hat_cf, n, "y_hat_cf")
+    groups = build_groups(frame, protected, k=k, X_cf=X_cf, reference=reference, categorical=categorical)
+    refused = ~y_hat
+    neg_c = refused[groups.control].sum(axis=1).astype(float)
+    neg_t = refused[groups.test].sum(axis=1).astype(float)
+    size = float(k)
+    if include_centers:
+        neg_c += refused[groups.complainants]
+        neg_t += ~centre_decision[groups.complainants]
+        size += 1
+    p_c, p_t = neg_c / size, neg_t / size
+    low, high = wald_ci(p_c, p_t, np.full(len(p_c), size), alpha)
+    index = X.index[groups.complainants] if isinstance(X, pd.DataFrame) else groups.complainants
+    delta = p_c - p_t
+    return pd.DataFrame(
+        {"p_c": p_c, "p_t": p_t, "delta_p": delta, "ci_low": low, "ci_high": high,
+         "discrimination": delta > tau, "significant": low > tau},
+        index=index,
+    )
+
+
+def counterfactual_fairness(y_hat, y_hat_cf) -> np.ndarray:
+    """Counterfactual-fairness violations :cite:p:`kusner2017counterfactual`: refused, but favoured as a counterfactual.
+
+    Returns a boolean array: ``True`` where the factual decision is 0 and the
+    counterfactual decision is 1 (the paper's CF column).
+    """
+    y_hat, y_hat_cf = np.asarray(y_hat), np.asarray(y_hat_cf)
+    if y_hat.shape != y_hat_cf.shape or y_hat.ndim != 1:
+        raise ValueError(f"y_hat has shape {y_hat.shape} but y_hat_cf has shape {y_hat_cf.shape}; "
+                         "give one factual and one counterfactual decision per row.")
+    for name, values in (("y_hat", y_hat), ("y_hat_cf", y_hat_cf)):
+        if not set(pd.unique(values).tolist()) <= {0, 1, True, False}:
+            raise ValueError(f"{name} must hold 0/1 decisions (1 = favourable).")
+    return (y_hat.astype(int) == 0) & (y_hat_cf.astype(int) == 1)

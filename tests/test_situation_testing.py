@@ -1,0 +1,186 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recourselab.situation_testing import (
+    build_groups,
+    counterfactual_fairness,
+    situation_distance_transform,
+    situation_testing,
+    wald_ci,
+)
+
+
+# The paper's Tables 2 and 3 (k = 15 with the search centres: n = 16, one-sided z = 1.645)
+@pytest.mark.parametrize(
+    "p_c, p_t, low, high",
+    [
+        (16 / 16, 0 / 16, 1.00, 1.00),   # complainant 44
+        (13 / 16, 0 / 16, 0.65, 0.97),   # 55
+        (16 / 16, 15 / 16, -0.04, 0.16),  # 150
+        (16 / 16, 14 / 16, -0.01, 0.26),  # 203
+        (9 / 16, 0 / 16, 0.36, 0.77),    # 218
+        (1 / 16, 0 / 16, -0.04, 0.16),   # 5
+        (8 / 16, 0 / 16, 0.29, 0.71),    # 147
+        # 435: the paper prints [0.18, 0.58]; 6/16 gives 0.375 +- 0.199 = [0.18, 0.57], and no other
+        # proportion of 16 prints as 0.38, so we check the lower bound only
+        (6 / 16, 0 / 16, 0.18, None),
+        (2 / 16, 0 / 16, -0.01, 0.26),   # 1958
+        (12 / 16, 0 / 16, 0.57, 0.93),   # 2926
+    ],
+)
+def test_wald_ci_reproduces_the_papers_tables_2_and_3(p_c, p_t, low, high):
+    got = wald_ci(p_c, p_t, 16, alpha=0.05)
+    assert round(got[0], 2) == pytest.approx(low, abs=1e-9)
+    if high is not None:
+        assert round(got[1], 2) == pytest.approx(high, abs=1e-9)
+
+
+def test_wald_ci_is_vectorised_and_two_sided_is_wider():
+    low, high = wald_ci(np.array([0.5, 0.2]), np.array([0.1, 0.2]), np.array([10, 10]))
+    assert low.shape == (2,) and high[1] > 0 > low[1]
+    two_low, two_high = wald_ci(0.5, 0.1, 10, one_sided=False)
+    assert two_low < low[0] and two_high > high[0]
+    with pytest.raises(ValueError, match="alpha=1.5"):
+        wald_ci(0.5, 0.1, 10, alpha=1.5)
+    with pytest.raises(ValueError, match="must lie in"):
+        wald_ci(1.5, 0.1, 10)
+
+
+@st.composite
+def mixed_tables(draw, max_rows=24):
+    n = draw(st.integers(8, max_rows))
+    numeric = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))  # small integers: many ties
+    other = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    colour = draw(st.lists(st.sampled_from(["red", "blue", "green"]), min_size=n, max_size=n))
+    protected = draw(st.lists(st.booleans(), min_size=n, max_size=n).filter(lambda p: 4 <= sum(p) <= len(p) - 4))
+    frame = pd.DataFrame({"a": np.array(numeric, float), "b": np.array(other, float), "colour": colour})
+    return frame, np.array(protected)
+
+
+def eq6(frame, i_row, j_row, spans):
+    """The paper's Eq. (6) written out attribute by attribute."""
+    total = 0.0
+    for c in frame.columns:
+        x, y = i_row[c], j_row[c]
+        if c == "colour":
+            total += float(x != y)
+        else:
+            total += abs(x - y) / spans[c] if spans[c] > 0 else 0.0
+    return total / frame.shape[1]
+
+
+@given(mixed_tables())
+def test_transform_makes_l1_equal_to_equation_6(data):
+    frame, _ = data
+    T, _ = situation_distance_transform(frame)
+    spans = {c: frame[c].max() - frame[c].min() for c in ("a", "b")}
+    for i in range(min(len(frame), 5)):
+        for j in range(len(frame)):
+            assert np.abs(T[i] - T[j]).sum() == pytest.approx(eq6(frame, frame.iloc[i], frame.iloc[j], spans))
+
+
+def brute_groups(frame, protected, k, centres_frame, spans):
+    """Stable sort by Eq. (6) distance, ties by row position; control excludes the complainant."""
+    rows = np.arange(len(frame))
+    control, test = [], []
+    for c in rows[protected]:
+        d = [(round(eq6(frame, frame.iloc[c], frame.iloc[j], spans), 12), j) for j in rows[protected] if j != c]
+        control.append([j for _, j in sorted(d)[:k]])
+        d = [(round(eq6(frame, centres_frame.iloc[c], frame.iloc[j], spans), 12), j) for j in rows[~protected]]
+        test.append([j for _, j in sorted(d)[:k]])
+    return np.array(control), np.array(test)
+
+
+@given(mixed_tables(), st.integers(1, 3), st.booleans())
+def test_groups_equal_a_brute_force_stable_sort(data, k, counterfactual):
+    frame, protected = data
+    spans = {c: frame[c].max() - frame[c].min() for c in ("a", "b")}
+    frame_cf = frame.assign(a=np.clip(frame["a"] + 1, 0, 4)) if counterfactual else frame
+    groups = build_groups(frame, protected, k=k, X_cf=frame_cf if counterfactual else None)
+    control, test = brute_groups(frame, protected, k, frame_cf, spans)
+    # control groups: compare distances exactly (rounding only affects the tie order, not the set of distances)
+    np.testing.assert_array_equal(groups.control, control)
+    np.testing.assert_array_equal(groups.test, test)
+    assert list(groups.complainants) == list(np.flatnonzero(protected))
+
+
+@given(mixed_tables(), st.integers(1, 3), st.booleans())
+def test_cst_with_factual_rows_as_counterfactuals_equals_st(data, k, include_centers):
+    frame, protected = data
+    y_hat = (frame["a"] + frame["b"] >= 4).to_numpy().astype(int)
+    st_result = situation_testing(frame, protected, y_hat, k=k, include_centers=include_centers)
+    cst_result = situation_testing(frame, protected, y_hat, k=k, X_cf=frame, y_hat_cf=y_hat,
+                                   include_centers=include_centers)
+    pd.testing.assert_frame_equal(st_result, cst_result)
+
+
+def test_proportions_intervals_and_flags_on_a_hand_example():
+    X = pd.DataFrame({"score": [0.0, 0.1, 0.2, 0.3, 0.0, 0.1, 0.2, 0.3]}, index=list("abcdefgh"))
+    protected = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    y_hat = np.array([0, 0, 0, 1, 1, 1, 0, 1])
+    result = situation_testing(X, protected, y_hat, k=2)
+    assert list(result.index) == list("abcd")
+    # complainant a: control b, c (both refused); test e, f (both approved)
+    assert result.loc["a", ["p_c", "p_t", "delta_p"]].tolist() == [1.0, 0.0, 1.0]
+    assert bool(result.loc["a", "discrimination"]) and bool(result.loc["a", "significant"])
+    with_centres = situation_testing(X, protected, y_hat, k=2, include_centers=True)
+    # a's own refusal joins the control group; its test centre is itself (ST): refused too
+    assert with_centres.loc["a", ["p_c", "p_t"]].tolist() == [1.0, pytest.approx(1 / 3)]
+    low, high = wald_ci(1.0, 1 / 3, 3)
+    assert with_centres.loc["a", "ci_low"] == pytest.approx(low)
+
+
+def test_counterfactual_centres_move_the_test_group():
+    X = pd.DataFrame({"salary": [10.0, 11, 12, 10, 11, 12, 30, 31, 32]})
+    protected = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0])
+    y_hat = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1])
+    X_cf = X.copy()
+    X_cf.loc[:2, "salary"] += 20  # what the women would have earned as men
+    st_result = situation_testing(X, protected, y_hat, k=2)
+    cst_result = situation_testing(X, protected, y_hat, k=2, X_cf=X_cf)
+    assert (st_result["delta_p"] == 0).all()  # similar men were refused too
+    assert (cst_result["delta_p"] == 1).all()  # the men they would have been were approved
+
+
+def test_intersectional_reference_space():
+    X = np.arange(12, dtype=float)[:, None]
+    non_white_women = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], bool)
+    white_men = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0], bool)
+    groups = build_groups(X, non_white_women, k=2, reference=white_men)
+    assert set(groups.test.ravel()) <= set(np.flatnonzero(white_men))
+    with pytest.raises(ValueError, match="overlap"):
+        build_groups(X, non_white_women, k=2, reference=non_white_women)
+
+
+def test_counterfactual_fairness_flags_refusals_that_flip():
+    assert counterfactual_fairness([0, 0, 1, 1], [1, 0, 1, 0]).tolist() == [True, False, False, False]
+    with pytest.raises(ValueError, match="one factual and one counterfactual decision per row"):
+        counterfactual_fairness([0, 1], [0])
+    with pytest.raises(ValueError, match="0/1 decisions"):
+        counterfactual_fairness([0, 2], [0, 1])
+
+
+def test_bad_input_is_reported():
+    X = pd.DataFrame({"a": [0.0, 1, 2, 3, 4, 5]})
+    y_hat = np.array([0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="protected has a single value"):
+        situation_testing(X, np.ones(6), y_hat, k=1)
+    with pytest.raises(ValueError, match="k=3 is larger than the control search space"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=3)
+    with pytest.raises(ValueError, match="k=3 is larger than the test search space"):
+        situation_testing(X, [1, 1, 1, 1, 0, 0], y_hat, k=3)
+    with pytest.raises(ValueError, match=r"X_cf has shape \(5, 1\) but X has shape \(6, 1\)"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=1, X_cf=X.iloc[:5])
+    with pytest.raises(ValueError, match="needs y_hat_cf"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=1, X_cf=X, include_centers=True)
+    with pytest.raises(ValueError, match="y_hat must be boolean or 0/1"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], np.arange(6), k=1)
+    with pytest.raises(ValueError, match="k=0 must be an integer >= 1"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=0)
+    with pytest.raises(ValueError, match="column 'a' of X has missing values"):
+        situation_testing(X.assign(a=[np.nan, 1, 2, 3, 4, 5]), [1, 1, 1, 0, 0, 0], y_hat, k=1)
+    with pytest.raises(ValueError, match="categorical names columns that X lacks"):
+        situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=1, categorical=["colour"])
