@@ -403,6 +403,6 @@ def counterfactual_fairness(y_hat, y_hat_cf) -> np.ndarray:
         raise ValueError(f"y_hat has shape {y_hat.shape} but y_hat_cf has shape {y_hat_cf.shape}; "
                          "give one factual and one counterfactual decision per row.")
     for name, values in (("y_hat", y_hat), ("y_hat_cf", y_hat_cf)):
-        if not set(pd.unique(values).tolist()) <= {0, 1, True, False}:
+        if not set(pd.unique(values).tolist()) <= {0, 1}:
             raise ValueError(f"{name} must hold 0/1 decisions (1 = favourable).")
     return (y_hat.astype(int) == 0) & (y_hat_cf.astype(int) == 1)
