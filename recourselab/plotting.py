@@ -29,6 +29,7 @@ __all__ = [
     "plot_connectivity",
     "plot_attribute_change_frequency",
     "plot_auc_curves",
+    "plot_dag",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -345,4 +346,40 @@ def plot_auc_curves(results: dict, *, ax=None, title: str | None = None, group_o
            ylabel="coverage of coverable factuals (%)" if y_name == "coverage" else "smallest maximum cost",
            title=title or "")
     ax.legend(fontsize=8, ncol=2)
+    return ax
+
+
+def plot_dag(dag, *, positions=None, highlight=(), decision: str | None = None, inputs=(), ax=None,
+             title: str | None = None):
+    """Draw a causal DAG: protected attributes (``highlight``) in vermillion, the others in grey.
+
+    Parameters
+    ----------
+    dag : networkx.DiGraph
+    positions : dict node -> (x, y), optional
+        Default: networkx's layered layout by topological generation.
+    highlight : sequence
+        Nodes to draw as protected attributes.
+    decision : str, optional
+        Name of a decision node to add, fed by ``inputs`` (drawn in green).
+    """
+    import networkx as nx
+
+    graph = nx.DiGraph(dag)
+    if decision is not None:
+        graph.add_edges_from((node, decision) for node in inputs)
+    if positions is None:
+        for layer, nodes in enumerate(nx.topological_generations(graph)):
+            for node in nodes:
+                graph.nodes[node]["layer"] = layer
+        positions = nx.multipartite_layout(graph, subset_key="layer")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.2))
+    colours = [GROUP_COLOURS[0] if n in highlight else ("#009E73" if n == decision else "0.8") for n in graph.nodes]
+    labels = {n: str(n).replace("_", "\n") for n in graph.nodes}  # long names wrap inside the circle
+    nx.draw_networkx(graph, positions, ax=ax, labels=labels, node_color=colours, node_size=2800, font_size=9,
+                     arrowsize=16, edgecolors="0.3", node_shape="o")
+    ax.set_axis_off()
+    ax.set_title(title or "")
+    ax.margins(0.15)
     return ax

@@ -177,7 +177,7 @@ class AdditiveNoiseSCM:
         regressor is fitted on).
     order_ : tuple
         The nodes in a deterministic topological order
-        (:func:`networkx.lexicographical_topological_sort`).
+        (``networkx.lexicographical_topological_sort``).
     roots_ : tuple
         The nodes without parents, in ``order_``.
     regressors_ : dict
