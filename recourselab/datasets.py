@@ -35,7 +35,10 @@ import pandas as pd
 from .features import Encoder, FeatureSpec, features_to_frame
 from .scm import _check_do, _restore_dtype
 
-__all__ = ["Dataset", "load_german_credit", "load_adult", "SyntheticWorld", "make_loan_scm", "make_law_school"]
+__all__ = [
+    "Dataset", "load_german_credit", "load_adult", "SyntheticWorld", "make_loan_scm", "make_law_school",
+    "make_admissions", "admissions_graduation_probability",
+]
 
 
 @dataclass(frozen=True)
@@ -709,4 +712,183 @@ def make_law_school(n: int = 21790, random_state=0) -> SyntheticWorld:
         citation="alvarez2023cst",
         bounds=dict(_LAW_BOUNDS),
         decimals=dict(_LAW_DECIMALS),
+    )
+
+
+# --------------------------------------------------------------------------- admissions (allocation chapter)
+# A documented stand-in for the Norwegian admissions simulator of Kleine Buening et al. (2022) that
+# Segal et al. (2024) use; that simulator and its data are not available, so the constants below were
+# chosen by hand (simulating 400,000 applicants per setting) to give the shares the allocation chapter
+# needs: about 56% of applicants with a graduation probability above 0.5 (positive utility when G = 2,
+# C = 1) and about 40% admitted historically (batches of 500 give budgets near 200 slots).
+_ADM_P_FIRST_GENERATION = 0.35
+_ADM_GRADE = {"mean": 4.4, "first_generation": -0.25, "sd": 0.6}        # Norwegian 1-6 grade scale
+_ADM_TEST = {"mean": 60.0, "per_grade": 10.0, "first_generation": -3.0, "sd": 11.0}   # 0-100 points
+_ADM_EXTRA = {"trials": 4, "p": 0.3}                                     # extra credits 0-4
+_ADM_AGE = {"min": 19, "poisson": 1.2, "p_late": 0.15, "late_max": 12, "max": 35}
+# logit P(graduate) = intercept + coefficient * (feature - centre), summed over the features
+_ADM_LOGIT = {
+    "intercept": 0.35,
+    "grade_average": (1.6, 4.4),       # per grade point above 4.4
+    "entrance_test": (0.035, 60.0),    # per test point above 60 (0.35 per 10 points)
+    "extra_credits": (0.25, 0.0),      # per extra credit
+    "age": (-0.08, 19.0),              # per year above 19
+    "first_generation": (-0.2, 0.0),   # first in the family at university
+}
+_ADM_SCORE_NOISE = 3.0                 # historical competition score = 10 * grade + extra credits + N(0, 3^2)
+_ADM_CUTOFF = 46.0                     # admitted when the score is at least 46 (about 40%)
+
+
+def admissions_graduation_probability(frame: pd.DataFrame) -> np.ndarray:
+    """The admissions simulator's true probability of graduating, a logistic function of the features.
+
+    .. math::
+
+        \\operatorname{logit} p = 0.35 + 1.6\\,(g - 4.4) + 0.035\\,(t - 60) + 0.25\\,e
+        - 0.08\\,(a - 19) - 0.2\\,f
+
+    with ``grade_average`` g (1-6 scale), ``entrance_test`` t (0-100 points),
+    ``extra_credits`` e (0-4), ``age`` a (years) and ``first_generation`` f
+    (1 = first in the family to go to university). Use it as the model
+    :math:`M` of the allocation chapter (see :func:`make_admissions`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Holds the five feature columns (any other columns are ignored).
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> row = pd.DataFrame({"grade_average": [4.4], "entrance_test": [60], "extra_credits": [0],
+    ...                     "age": [19], "first_generation": [0]})
+    >>> admissions_graduation_probability(row).round(3).tolist()
+    [0.587]
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    names = [name for name in _ADM_LOGIT if name != "intercept"]
+    missing = [name for name in names if name not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the columns {missing}; the probability needs {names}.")
+    logit = np.full(len(frame), _ADM_LOGIT["intercept"])
+    for name in names:
+        values = frame[name].to_numpy(dtype=float)
+        if np.isnan(values).any():
+            raise ValueError(f"column {name!r} has missing values; give complete rows.")
+        coefficient, centre = _ADM_LOGIT[name]
+        logit += coefficient * (values - centre)
+    return 1.0 / (1.0 + np.exp(-logit))
+
+
+def _admissions_features() -> tuple[FeatureSpec, ...]:
+    return (
+        FeatureSpec("grade_average", "continuous", "increase", lower=1.0, upper=6.0, unit="grade (1-6)",
+                    description="Upper-secondary grade average on the Norwegian 1-6 scale"),
+        FeatureSpec("entrance_test", "continuous", "increase", lower=0.0, upper=100.0, unit="points",
+                    description="Score on an entrance test (0-100)"),
+        FeatureSpec("extra_credits", "continuous", "increase", lower=0.0, upper=4.0, unit="credits",
+                    description="Extra credits, e.g. for science subjects (whole credits 0-4)"),
+        FeatureSpec("age", "continuous", "increase", unit="years", description="Age when applying"),
+        FeatureSpec("first_generation", "binary", "immutable", order=[0, 1],
+                    description="1 = first in the family to go to university"),
+    )
+
+
+def make_admissions(n: int = 10000, random_state=0) -> Dataset:
+    """Simulated university applicants with a known graduation probability (for the allocation chapter).
+
+    Segal et al. :cite:p:`segal2024luck` sample applicants from the
+    simulator of Kleine Buening et al. (2022), built on the Norwegian Database
+    for Statistics on Higher Education. That simulator is not available, so
+    this is **our own** documented stand-in, not a reproduction of it. Each
+    applicant has
+
+    * ``first_generation`` ~ Ber(0.35) (1 = first in the family at university);
+    * ``grade_average`` ~ N(4.4 - 0.25 · first_generation, 0.6²), rounded to
+      0.01 and clipped to the 1-6 scale;
+    * ``entrance_test`` ~ N(60 + 10 · (grade_average - 4.4) - 3 · first_generation, 11²),
+      rounded and clipped to 0-100;
+    * ``extra_credits`` ~ Binomial(4, 0.3);
+    * ``age`` = 19 + Poisson(1.2), plus with probability 0.15 a late start of
+      0-11 more years, capped at 35;
+    * ``graduation_probability`` p: the logistic function
+      :func:`admissions_graduation_probability`,
+      logit p = 0.35 + 1.6 (grade - 4.4) + 0.035 (test - 60) + 0.25 · extra
+      - 0.08 (age - 19) - 0.2 · first_generation; about 56% of applicants have
+      p > 0.5, i.e. a positive utility under the paper's G = 2, C = 1;
+    * ``admitted``: what the institution did historically — a competition
+      score 10 · grade + extra credits + N(0, 3²) of at least 46, about 40% of
+      applicants (batches of 500 admit about 200-205, sd about 9-11);
+    * ``graduated`` ~ Ber(p): whether the applicant would graduate if admitted
+      (simulated for everyone; the target, 1 = favourable).
+
+    First-generation applicants have lower grades and test scores on average
+    and a small direct penalty, so the protected group has lower graduation
+    probabilities — a fairness question the chapter can raise.
+
+    Parameters
+    ----------
+    n : int, default 10000
+        Number of applicants (at least 10; the paper simulates 10,000).
+    random_state : int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    Dataset
+        Target ``graduated``, protected ``("first_generation",)``, feature specs
+        for the five features (grades, test and extra credits may only
+        increase, age only increases, first generation is immutable); the frame
+        also holds ``graduation_probability`` and ``admitted``.
+
+    Examples
+    --------
+    >>> data = make_admissions(10000, random_state=0)
+    >>> data.frame.shape
+    (10000, 8)
+    >>> p = data.frame["graduation_probability"]
+    >>> round(float((p > 0.5).mean()), 2), round(float(data.frame["admitted"].mean()), 2)
+    (0.57, 0.41)
+    >>> data.frame.groupby("first_generation")["graduation_probability"].mean().round(2).to_dict()
+    {0: 0.59, 1: 0.44}
+    >>> round(float(data.y.mean()), 2)
+    0.54
+    """
+    rng = _check_world_args(n, random_state)
+    first = rng.binomial(1, _ADM_P_FIRST_GENERATION, size=n)
+    grade = np.clip(np.round(rng.normal(_ADM_GRADE["mean"] + _ADM_GRADE["first_generation"] * first,
+                                        _ADM_GRADE["sd"]), 2), 1.0, 6.0)
+    test = np.clip(np.round(rng.normal(
+        _ADM_TEST["mean"] + _ADM_TEST["per_grade"] * (grade - _ADM_GRADE["mean"])
+        + _ADM_TEST["first_generation"] * first, _ADM_TEST["sd"])), 0, 100).astype(int)
+    extra = rng.binomial(_ADM_EXTRA["trials"], _ADM_EXTRA["p"], size=n)
+    late = rng.binomial(1, _ADM_AGE["p_late"], size=n) * rng.integers(0, _ADM_AGE["late_max"], size=n)
+    age = np.minimum(_ADM_AGE["min"] + rng.poisson(_ADM_AGE["poisson"], size=n) + late, _ADM_AGE["max"])
+    frame = pd.DataFrame({
+        "grade_average": grade,
+        "entrance_test": test,
+        "extra_credits": extra.astype(int),
+        "age": age.astype(int),
+        "first_generation": first.astype(int),
+    })
+    p = admissions_graduation_probability(frame)
+    score = 10.0 * grade + extra + rng.normal(0.0, _ADM_SCORE_NOISE, size=n)
+    frame["graduation_probability"] = p
+    frame["admitted"] = (score >= _ADM_CUTOFF).astype(int)
+    frame["graduated"] = rng.binomial(1, p).astype(int)
+    return Dataset(
+        frame=frame,
+        target="graduated",
+        protected=("first_generation",),
+        features=_admissions_features(),
+        description=(
+            f"Simulated university applicants (n={n}); our stand-in for the Norwegian admissions simulator "
+            "used by Segal et al. (2024), which is not available: graduation_probability is a known logistic "
+            "function of grades, entrance test, extra credits, age and first-generation status; admitted is "
+            "the historical decision (competition score >= 46, about 40%); graduated ~ Ber(probability)."
+        ),
+        citation="segal2024luck",
     )

@@ -1,0 +1,482 @@
+"""Tests for recourselab.allocation: the paper's Tables 1-2, brute force on small instances, bad input."""
+
+import itertools
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recourselab import allocation as al
+from recourselab.allocation import (
+    AdmissionUtility,
+    BudgetDistribution,
+    LendingUtility,
+    admission_probability,
+    admission_utility,
+    allocate,
+    feature_ce,
+    greedy,
+    knapsack,
+    lending_probability,
+    lending_utility,
+    monte_carlo_recourse,
+    noisy_recourse,
+    prediction_ce,
+    prediction_ce_matrix,
+    prediction_cost,
+    robust_recourse,
+    robustness_experiment,
+    utility_ce,
+    utility_ce_naive,
+    validity,
+)
+from recourselab.counterfactuals import nearest_counterfactuals
+from recourselab.datasets import admissions_graduation_probability, make_admissions
+
+EPS = 1e-6
+M = np.array([0.8, 0.7, 0.6, 0.5])
+CREDIT = np.array([4, 3, 2, 1])
+LENDING = LendingUtility(G1=0.05, G2=1, C=0.2)
+ADMISSION = AdmissionUtility(G=1, C=0.6)
+
+
+# --------------------------------------------------------------------------- the paper's worked examples
+def test_table_1_lending_example():
+    v = LENDING.value(M, CREDIT)
+    np.testing.assert_allclose(v, [0.8, 0.625, 0.5, 0.425])
+    res = knapsack(v, CREDIT, 6)
+    assert res.selected.astype(int).tolist() == [0, 1, 1, 1]
+    assert res.utility == pytest.approx(1.55)
+    assert res.used == 6
+    # with applicant 1 forced in the best allocation is (1, 0, 1, 0) worth 1.3, so they need 1.55 - 0.5
+    forced = knapsack(v[1:], CREDIT[1:], 6 - 4)
+    assert forced.selected.astype(int).tolist() == [0, 1, 0] and forced.utility == pytest.approx(0.5)
+    ce = utility_ce(v, CREDIT, 6, eps=EPS)
+    assert ce[0] == pytest.approx(1.05 + EPS, abs=1e-12)
+    m_prime = prediction_ce(ce, LENDING, CREDIT)
+    assert m_prime[0] == pytest.approx(0.925, abs=1e-6)
+    assert prediction_ce_matrix(M, CREDIT, [6], policy="knapsack", utility=LENDING)[0, 0] == pytest.approx(0.925, abs=1e-6)
+    # at m' the applicant is selected; just below they are not
+    for m1, expected in ((m_prime[0], True), (0.925 - 1e-4, False)):
+        assert knapsack(LENDING.value(np.r_[m1, M[1:]], CREDIT), CREDIT, 6).selected[0] == expected
+
+
+def test_table_2_admissions_example():
+    v = ADMISSION.value(M)
+    np.testing.assert_allclose(v, [0.2, 0.1, 0.0, -0.1], atol=1e-12)
+    for r in (2, 3):
+        assert greedy(v, r).selected.astype(int).tolist() == [1, 1, 0, 0]
+        assert allocate(v, None, r, policy="greedy").selected_index.tolist() == [0, 1]
+    assert utility_ce(v, None, 2, policy="greedy", eps=EPS)[2] == pytest.approx(0.1 + EPS, abs=1e-12)
+    assert utility_ce(v, None, 3, policy="greedy", eps=EPS)[2] == pytest.approx(EPS, abs=1e-12)
+    ce = prediction_ce_matrix(M, None, [2, 3], policy="greedy", utility=ADMISSION, eps=EPS)
+    assert ce[:, 2] == pytest.approx([0.7 + EPS, 0.6 + EPS], abs=1e-9)
+
+
+def test_utilities_and_their_inverses():
+    np.testing.assert_allclose(lending_utility(M, CREDIT, 0.05, 1, 0.2), M * (CREDIT * 0.05 + 1) - (1 - M) * 0.2 * CREDIT)
+    np.testing.assert_allclose(lending_probability(lending_utility(M, CREDIT, 0.05, 1, 0.2), CREDIT, 0.05, 1, 0.2), M)
+    np.testing.assert_allclose(admission_probability(admission_utility(M, 2, 1), 2, 1), M)
+    assert admission_utility(0.5, 2, 1) == 0.0  # the paper's G = 2, C = 1: positive iff M > 0.5
+    assert np.isinf(prediction_ce(np.inf, ADMISSION))
+    assert prediction_ce(0.5, ADMISSION) == pytest.approx(1.1)  # above 1 is kept: no probability is enough
+    assert prediction_cost([0.3, 0.9], [0.5, 0.5]).tolist() == pytest.approx([0.2, 0.0])
+
+
+@given(st.floats(0, 1), st.integers(0, 200), st.floats(0, 1), st.floats(0.01, 5), st.floats(0, 1))
+def test_lending_inverse_round_trip(m, credit, G1, G2, C):
+    v = lending_utility(m, credit, G1, G2, C)
+    assert lending_probability(v, credit, G1, G2, C) == pytest.approx(m, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- brute force on small instances
+quarters = st.integers(-8, 20).map(lambda k: k / 4)   # exact in binary: ties are real ties
+
+
+@st.composite
+def pools(draw, max_n=8, max_weight=6, max_capacity=15):
+    n = draw(st.integers(1, max_n))
+    values = np.array(draw(st.lists(quarters, min_size=n, max_size=n)))
+    weights = np.array(draw(st.lists(st.integers(0, max_weight), min_size=n, max_size=n)))
+    capacity = draw(st.integers(0, max_capacity))
+    return values, weights, capacity
+
+
+def best_subset(values, weights, capacity, items):
+    """Enumeration: the best total over subsets of the positive items that fit."""
+    items = [i for i in items if values[i] > 0]
+    best = 0.0
+    for k in range(1, len(items) + 1):
+        for subset in itertools.combinations(items, k):
+            if weights[list(subset)].sum() <= capacity:
+                best = max(best, values[list(subset)].sum())
+    return best
+
+
+@given(pools())
+def test_knapsack_equals_enumeration_with_documented_tie_breaking(pool):
+    values, weights, capacity = pool
+    res = knapsack(values, weights, capacity)
+    n = len(values)
+    optimum = best_subset(values, weights, capacity, range(n))
+    assert res.utility == pytest.approx(optimum, abs=1e-12)
+    assert weights[res.selected].sum() <= capacity
+    assert (values[res.selected] > 0).all()
+    # among optimal sets the one that leaves later applicants out (reversed indicator lexicographically smallest)
+    positive = [i for i in range(n) if values[i] > 0]
+    optimal = []
+    for k in range(len(positive) + 1):
+        for subset in itertools.combinations(positive, k):
+            y = np.zeros(n, dtype=int)
+            y[list(subset)] = 1
+            if weights[y == 1].sum() <= capacity and values[y == 1].sum() == optimum:
+                optimal.append(tuple(y[::-1]))
+    assert tuple(res.selected.astype(int)[::-1]) == min(optimal)
+
+
+@given(pools(), st.sampled_from(["knapsack", "greedy"]))
+def test_utility_ce_all_at_once_equals_naive(pool, policy):
+    values, weights, capacity = pool
+    w = weights if policy == "knapsack" else None
+    fast = utility_ce(values, w, capacity, policy=policy)
+    slow = utility_ce_naive(values, w, capacity, policy=policy)
+    np.testing.assert_allclose(fast, slow, atol=1e-12)
+    if policy == "knapsack":  # and both equal the enumeration formula with i excluded
+        for i in range(len(values)):
+            others = [j for j in range(len(values)) if j != i]
+            if weights[i] > capacity:
+                assert np.isinf(fast[i])
+            else:
+                t = best_subset(values, weights, capacity, others) - best_subset(values, weights, capacity - weights[i], others)
+                assert fast[i] == pytest.approx(t + EPS, abs=1e-12)
+
+
+def test_leave_one_out_in_blocks_matches_naive():
+    """Long pools use checkpointed suffix tables; force tiny blocks to exercise that path."""
+    rng = np.random.default_rng(5)
+    for _ in range(15):
+        n = int(rng.integers(2, 40))
+        values = rng.normal(0.5, 1.0, n)
+        weights = rng.integers(0, 12, n)
+        capacity = int(rng.integers(0, weights.sum() + 2))
+        expected = utility_ce_naive(values, weights, capacity)
+        for cells in (1, 7, 64):
+            with mock.patch.object(al, "_BLOCK_CELLS", cells):
+                np.testing.assert_allclose(utility_ce(values, weights, capacity), expected, atol=1e-12)
+        # many budgets at once: both ways of evaluating the max-plus combination agree with one budget at a time
+        caps = rng.integers(0, weights.sum() + 2, 12)
+        proba = rng.uniform(0, 1, n)
+        one_at_a_time = np.array([prediction_ce(utility_ce(LENDING.value(proba, weights), weights, r), LENDING, weights)
+                                  for r in caps])
+        for loop_from in (0, 10**9):
+            with mock.patch.object(al, "_SLICE_LOOP_FROM", loop_from), mock.patch.object(al, "_BLOCK_CELLS", 50):
+                matrix = prediction_ce_matrix(proba, weights, caps, policy="knapsack", utility=LENDING)
+            np.testing.assert_allclose(matrix, one_at_a_time, atol=1e-12)
+
+
+@given(pools(), st.sampled_from(["knapsack", "greedy"]))
+def test_utility_ce_is_exactly_the_selection_threshold(pool, policy):
+    values, weights, capacity = pool
+    w = weights if policy == "knapsack" else None
+    ce = utility_ce(values, w, capacity, policy=policy)
+    for i in range(len(values)):
+        if not np.isfinite(ce[i]):
+            assert (policy == "knapsack" and weights[i] > capacity) or (policy == "greedy" and capacity == 0)
+            continue
+        for value, expected in ((ce[i], True), (ce[i] - 2 * EPS, False)):
+            v = values.copy()
+            v[i] = value
+            assert allocate(v, w, capacity, policy).selected[i] == expected
+
+
+@given(pools(), st.sampled_from(["knapsack", "greedy"]), st.integers(1, 20))
+def test_raising_a_selected_utility_never_deselects(pool, policy, raise_by):
+    values, weights, capacity = pool
+    w = weights if policy == "knapsack" else None
+    res = allocate(values, w, capacity, policy)
+    for i in res.selected_index:
+        v = values.copy()
+        v[i] += raise_by / 4
+        assert allocate(v, w, capacity, policy).selected[i]
+
+
+@given(pools(max_weight=1))
+def test_greedy_ce_agrees_with_brute_force_search(pool):
+    values, _, capacity = pool
+    ce = utility_ce(values, None, capacity, policy="greedy")
+    for i in range(len(values)):
+        # the selection threshold is 0 or another applicant's utility: try them all, smallest first
+        candidates = sorted({0.0} | {values[j] for j in range(len(values)) if j != i and values[j] > 0})
+        found = np.inf
+        for c in candidates:
+            v = values.copy()
+            v[i] = c + EPS
+            if greedy(v, capacity).selected[i]:
+                found = c + EPS
+                break
+        assert ce[i] == pytest.approx(found, abs=1e-12) if np.isfinite(found) else np.isinf(ce[i])
+
+
+@given(pools(), st.lists(st.integers(0, 15), min_size=1, max_size=6), st.sampled_from(["knapsack", "greedy"]))
+def test_prediction_ce_matrix_equals_one_budget_at_a_time(pool, capacities, policy):
+    values, weights, _ = pool
+    proba = np.clip((values + 2) / 7, 0, 1)
+    w = weights if policy == "knapsack" else None
+    utility = LendingUtility(0.05, 1.0, 0.2) if policy == "knapsack" else AdmissionUtility(2, 1)
+    matrix = prediction_ce_matrix(proba, w, capacities, policy=policy, utility=utility)
+    v = utility.value(proba, w)
+    for j, r in enumerate(capacities):
+        expected = prediction_ce(utility_ce(v, w, r, policy=policy), utility, w)
+        np.testing.assert_allclose(matrix[j], expected, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- robust recourse and validity
+@st.composite
+def budget_problems(draw):
+    policy = draw(st.sampled_from(["knapsack", "greedy"]))
+    n = draw(st.integers(1, 7))
+    proba = np.array(draw(st.lists(st.integers(0, 100), min_size=n, max_size=n))) / 100
+    weights = np.array(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))) if policy == "knapsack" else None
+    capacities = np.array(draw(st.lists(st.integers(0, 12), min_size=1, max_size=12)))
+    utility = LendingUtility(0.05, 1.0, 0.2) if policy == "knapsack" else AdmissionUtility(2, 1)
+    return policy, proba, weights, capacities, utility
+
+
+@given(budget_problems(), st.lists(st.floats(0, 1), min_size=2, max_size=5))
+def test_robust_recourse_monotone_in_rho_and_valid_on_its_samples(problem, rhos):
+    policy, proba, weights, capacities, utility = problem
+    ce = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility)
+    rhos = sorted(rhos)
+    recourse = np.array([robust_recourse(ce, rho) for rho in rhos])
+    assert (recourse[1:] >= recourse[:-1]).all()
+    for rho, m_rho in zip(rhos, recourse, strict=True):
+        share = validity(m_rho, proba, weights, capacities, policy=policy, utility=utility)
+        finite = np.isfinite(m_rho)
+        assert (share[finite] >= rho - 1e-12).all()
+    np.testing.assert_array_equal(robust_recourse(ce, 0.0), ce.min(axis=0))
+    np.testing.assert_array_equal(robust_recourse(ce, 1.0), ce.max(axis=0))
+
+
+@given(budget_problems(), st.data())
+def test_validity_shortcut_equals_rerunning_the_allocation(problem, data):
+    policy, proba, weights, capacities, utility = problem
+    n = len(proba)
+    ce = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility)
+    at_tie = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility, eps=1e-12)
+    # new probabilities exactly at a counterfactual, just below one, or anywhere
+    m_new = np.empty(n)
+    for i in range(n):
+        j = data.draw(st.integers(0, len(capacities) - 1))
+        kind = data.draw(st.sampled_from(["at", "below", "random"]))
+        if kind == "random" or not np.isfinite(ce[j, i]):
+            m_new[i] = data.draw(st.integers(0, 120)) / 100
+        else:
+            m_new[i] = ce[j, i] if kind == "at" else ce[j, i] - 1e-4
+    shortcut = validity(m_new, proba, weights, capacities, policy=policy, utility=utility)
+    rerun = np.zeros((len(capacities), n), dtype=bool)
+    band = np.zeros_like(rerun)
+    for i in range(n):
+        p = proba.copy()
+        p[i] = m_new[i]
+        for j, r in enumerate(capacities):
+            rerun[j, i] = allocate(utility.value(p, weights), weights, r, policy).selected[i]
+            # inside the documented eps band just above a tie the shortcut says "not valid" (conservative)
+            band[j, i] = at_tie[j, i] - 1e-12 <= m_new[i] < ce[j, i]
+    outside = ~band
+    np.testing.assert_array_equal(rerun[outside], ((m_new[None, :] >= ce) & np.isfinite(ce))[outside])
+    np.testing.assert_allclose(shortcut, (rerun & outside).mean(axis=0), atol=1e-12)
+
+
+def test_noisy_recourse_brackets_the_static_counterfactual():
+    rng = np.random.default_rng(0)
+    proba = rng.uniform(0.3, 1, 60)
+    static = prediction_ce_matrix(proba, None, [25], policy="greedy", utility=AdmissionUtility(2, 1))[0]
+    kw = dict(policy="greedy", utility=AdmissionUtility(2, 1), random_state=1)
+    assert np.array_equal(noisy_recourse(proba, None, 25, 4.0, 0.0, **kw), static)   # p = 0: no noise
+    low, high = noisy_recourse(proba, None, 25, 4.0, 0.5, **kw), noisy_recourse(proba, None, 25, 4.0, 0.99, **kw)
+    assert (low >= static).all() and (high >= low - 1e-12).all()
+    # z = Phi^-1(0.95) = 1.645: budgets stay within 25 +- round(1.645 * 4) = 25 +- 7
+    worst = prediction_ce_matrix(proba, None, [18], policy="greedy", utility=AdmissionUtility(2, 1))[0]
+    assert (noisy_recourse(proba, None, 25, 4.0, 0.9, **kw) <= worst).all()
+
+
+def test_monte_carlo_recourse_matches_the_matrix_route():
+    rng = np.random.default_rng(2)
+    others, weights = rng.uniform(0.2, 1, 12), rng.integers(1, 8, 12)
+    budgets = BudgetDistribution(20, 5)
+
+    def sampler(g):
+        return others, weights, int(budgets.sample(1, g)[0]), LENDING
+
+    res = monte_carlo_recourse(0.4, 5, sampler, 50, 0.8, policy="knapsack", random_state=3)
+    pool_p, pool_w = np.r_[others, 0.4], np.r_[weights, 5]
+    expected = prediction_ce_matrix(pool_p, pool_w, res.capacities, policy="knapsack", utility=LENDING)[:, -1]
+    np.testing.assert_allclose(res.samples, expected, atol=1e-12)
+    assert res.m_prime == robust_recourse(expected, 0.8)[0]
+    assert res.validity >= 0.8 and res.cost == pytest.approx(max(res.m_prime - 0.4, 0))
+    assert list(res.to_frame().columns) == ["capacity", "prediction_ce", "valid"]
+    again = monte_carlo_recourse(0.4, 5, sampler, 50, 0.8, policy="knapsack", random_state=3)
+    assert np.array_equal(again.samples, res.samples)
+
+
+def test_budget_distribution_fit_and_sample():
+    dist = BudgetDistribution.fit([10, 12, 14])
+    assert dist.mean == 12 and dist.std == pytest.approx(2.0)
+    draws = BudgetDistribution(1.0, 5.0).sample(500, random_state=0)
+    assert draws.dtype.kind == "i" and draws.min() == 0 and (draws >= 0).all()
+    assert np.array_equal(draws, BudgetDistribution(1.0, 5.0).sample(500, random_state=np.random.default_rng(0)))
+
+
+def lending_pool(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.beta(5, 2, n), rng.integers(3, 60, n)
+
+
+def test_robustness_experiment_reproduces_table_3_design():
+    proba, credit = lending_pool()
+    rng = np.random.default_rng(1)
+    problems = [rng.choice(len(proba), 20, replace=False) for _ in range(6)]
+    budgets = BudgetDistribution.fit([credit[rng.choice(len(proba), 20)].sum() * 0.4 for _ in range(50)])
+    kw = dict(policy="knapsack", utility=LendingUtility(0.06, 4, 0.5), budget_distribution=budgets,
+              problems=problems, n_validation=100, n_test=100, random_state=4)
+    res = robustness_experiment(proba, credit, **kw)
+    table = res.to_frame()
+    assert list(table.index) == ["static CE", "0.7-robust", "0.9-robust", "0.7-noisy", "0.9-noisy", "optimistic"]
+    assert table.loc["optimistic", "cost"] == pytest.approx(1.0)
+    assert table.loc["optimistic", "validity"] == pytest.approx(1.0)
+    assert table.loc["0.9-robust", "validity"] >= table.loc["0.7-robust", "validity"]
+    assert table.loc["0.9-robust", "cost"] >= table.loc["0.7-robust", "cost"]
+    frame = res.frame
+    assert set(frame.columns) >= {"problem", "applicant", "method", "proba", "m_prime", "cost", "validity"}
+    # every row is a refused applicant of its problem at the problem's current budget
+    for (number, capacity), rows in frame.groupby(["problem", "capacity"]):
+        P, W = proba[problems[number]], credit[problems[number]]
+        refused = ~knapsack(kw["utility"].value(P, W), W, capacity).selected
+        assert set(rows["applicant"]) == set(problems[number][refused])
+    assert np.array_equal(robustness_experiment(proba, credit, **kw).frame.to_numpy(), frame.to_numpy())
+
+
+# --------------------------------------------------------------------------- feature counterfactuals
+@pytest.fixture(scope="module")
+def admissions():
+    return make_admissions(2000, random_state=1)
+
+
+def test_feature_ce_reaches_m_prime_at_the_nearest_feasible_profile(admissions):
+    from sklearn.linear_model import LogisticRegression
+
+    enc = admissions.encoder().fit(admissions.frame)
+    Z = enc.transform(admissions.frame)
+    model = LogisticRegression(max_iter=1000).fit(Z, admissions.y)
+    proba = model.predict_proba(Z)[:, 1]
+    index = int(np.argsort(proba)[200])
+    res = feature_ce(model, Z, index, 0.7, enc)
+    assert res.found and res.proba >= 0.7 and enc.feasible(Z[index], Z[res.target])[0]
+    reach = np.flatnonzero(proba >= 0.7)
+    expected = nearest_counterfactuals(Z[index], Z[reach], enc).best_cost[0]
+    assert res.cost == pytest.approx(expected)
+    assert feature_ce(model, Z, index, proba[index] - 0.01, enc).cost == 0.0   # already there
+    assert feature_ce(model, Z, index, 1.2, enc).target == -1                  # m' above 1: impossible
+    subset = feature_ce(model, Z, index, 0.7, enc, candidates=np.r_[index, reach[:5]])
+    assert subset.target in reach[:5] or subset.target == -1
+    assert res.to_frame().shape == (1, 6)
+
+
+def test_make_admissions_rates_and_specs(admissions):
+    data = make_admissions(10000, random_state=0)
+    frame = data.frame
+    p = frame["graduation_probability"]
+    assert 0.5 <= (p > 0.5).mean() <= 0.6
+    assert 0.35 <= frame["admitted"].mean() <= 0.45
+    np.testing.assert_allclose(admissions_graduation_probability(frame), p)
+    assert data.target == "graduated" and data.protected == ("first_generation",)
+    acts = {s.name: s.actionability for s in data.features}
+    assert acts == {"grade_average": "increase", "entrance_test": "increase", "extra_credits": "increase",
+                    "age": "increase", "first_generation": "immutable"}
+    rng = np.random.default_rng(0)
+    budgets = BudgetDistribution.fit([frame["admitted"].iloc[rng.choice(len(frame), 500, replace=False)].sum()
+                                      for _ in range(50)])
+    assert 175 <= budgets.mean <= 225
+    assert frame.equals(make_admissions(10000, random_state=0).frame)
+    assert not frame.equals(admissions.frame)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_weights_and_capacity():
+    with pytest.raises(ValueError, match=r"weights\[1\]=-2 is negative"):
+        knapsack([1.0, 2.0], [1, -2], 3)
+    with pytest.raises(ValueError, match=r"weights\[0\]=1.5 is not an integer"):
+        knapsack([1.0, 2.0], [1.5, 2], 3)
+    with pytest.raises(ValueError, match="capacity=-1 is negative"):
+        knapsack([1.0], [1], -1)
+    with pytest.raises(ValueError, match="capacity=2.5 is not an integer"):
+        utility_ce([1.0], [1], 2.5)
+    with pytest.raises(ValueError, match=r"weights has shape \(3,\) but there are 2 applicants"):
+        knapsack([1.0, 2.0], [1, 2, 3], 3)
+    with pytest.raises(ValueError, match=r"values\[1\]=nan"):
+        knapsack([1.0, np.nan], [1, 1], 3)
+    with pytest.raises(ValueError, match="values is empty: there are no applicants"):
+        knapsack([], [], 3)
+    with pytest.raises(ValueError, match="values is empty"):
+        greedy([], 2)
+    with pytest.raises(ValueError, match="greedy policy gives every applicant one slot"):
+        allocate([1.0, 2.0], [1, 3], 2, policy="greedy")
+    with pytest.raises(ValueError, match="policy='fifo'"):
+        allocate([1.0], [1], 1, policy="fifo")
+    with pytest.raises(ValueError, match="capacities\\[1\\]=-3 is negative"):
+        prediction_ce_matrix([0.5, 0.6], [1, 1], [2, -3], policy="knapsack", utility=LENDING)
+
+
+def test_rho_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"rho=1.5 must lie in \[0, 1\]"):
+        robust_recourse([[0.5]], 1.5)
+    with pytest.raises(ValueError, match=r"rho=-0.1 must lie in \[0, 1\]"):
+        monte_carlo_recourse(0.5, 1, lambda g: ([0.6], None, 1, ADMISSION), 5, -0.1, policy="greedy")
+
+
+def test_utility_parameters_that_make_s_non_invertible():
+    with pytest.raises(ValueError, match=r"credit\*\(G1 \+ C\) \+ G2 = -0.5 <= 0 for credit\[0\]=0"):
+        lending_probability(0.1, [0, 10], G1=0.05, G2=-0.5, C=0.2)
+    with pytest.raises(ValueError, match=r"G1=1.5 is outside \[0, 1\]"):
+        LendingUtility(G1=1.5, G2=1, C=0.2)
+    with pytest.raises(ValueError, match=r"C=-0.1 is outside \[0, 1\]"):
+        lending_utility(0.5, 1, 0.05, 1, -0.1)
+    with pytest.raises(ValueError, match="G1 \\+ C = 0 and G2=0"):
+        LendingUtility(G1=0, G2=0, C=0)
+    with pytest.raises(ValueError, match="G=0 must be > 0"):
+        AdmissionUtility(G=0, C=1)
+    with pytest.raises(ValueError, match="C=-1 is negative"):
+        admission_probability(0.2, G=1, C=-1)
+    with pytest.raises(ValueError, match="weights is None"):
+        LENDING.value([0.5], None)
+
+
+def test_other_bad_input():
+    with pytest.raises(ValueError, match="at least 2 historical budgets"):
+        BudgetDistribution.fit([200])
+    with pytest.raises(ValueError, match="std=-1.0 must be >= 0"):
+        BudgetDistribution(10, -1)
+    with pytest.raises(ValueError, match=r"p=2 must lie in \[0, 1\]"):
+        noisy_recourse([0.5], None, 1, 1.0, 2, policy="greedy", utility=ADMISSION)
+    with pytest.raises(ValueError, match="m_new has shape"):
+        validity([0.5], [0.5, 0.6], None, [1], policy="greedy", utility=ADMISSION)
+    with pytest.raises(TypeError, match="utility must be"):
+        prediction_ce([0.1], "lending")
+    with pytest.raises(ValueError, match="eps=0 must be a small positive number"):
+        utility_ce([1.0], [1], 1, eps=0)
+    with pytest.raises(ValueError, match="problems is empty"):
+        robustness_experiment([0.5], None, policy="greedy", utility=ADMISSION,
+                              budget_distribution=BudgetDistribution(1, 1), problems=[])
+    with pytest.raises(ValueError, match="lacks the columns"):
+        admissions_graduation_probability(pd.DataFrame({"age": [20]}))
+
+
+def test_inputs_are_not_mutated():
+    v, w = np.array([0.8, 0.625, 0.5, 0.425]), CREDIT.copy()
+    utility_ce(v, w, 6)
+    knapsack(v, w, 6)
+    prediction_ce_matrix(M, w, [3, 6], policy="knapsack", utility=LENDING)
+    assert v.tolist() == [0.8, 0.625, 0.5, 0.425] and w.tolist() == [4, 3, 2, 1]
