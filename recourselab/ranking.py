@@ -1,0 +1,2220 @@
+"""Recourse-aware fair ranking: recourse costs to a boundary, fairness checks, RAGUEL and RAGUEL-Block.
+
+RAGUEL :cite:p:`haldar2022raguel` ranks records by their **recourse cost** (the
+weighted distance to the favourable side of a linear classifier) and re-ranks
+them so that every prefix of the list represents the protected group fairly,
+by suggesting small, readable modifications (one attribute at a time, cheapest
+recourse weight first) that move under-represented records up. This module
+holds the whole chapter:
+
+* recourse to a linear boundary (:func:`linear_recourse`): the closed-form
+  weighted-L2 projection, or the paper's inverse classification as a MIP
+  (integer numbers of steps, bounds) solved by CBC;
+* fairness of a set or a ranking (:func:`fair_representation`,
+  :func:`ranked_fair_representation`, :func:`recourse_fairness_ratio`,
+  :func:`ranked_recourse_fairness`), Definitions 3.1-3.4 of the paper;
+* the re-rankings: :func:`raguel` (Algorithm 1) and :func:`raguel_block`
+  (Algorithm 2);
+* ranking-quality metrics rND, rKL, rRD :cite:p:`yang2017measuring`
+  (:func:`rnd`, :func:`rkl`, :func:`rrd`, :func:`ranking_metrics`);
+* the FA*IR baseline :cite:p:`zehlike2017fair` (:func:`fair_minimum_table`,
+  :func:`fair_adjusted_alpha`, :func:`fair_rerank`).
+
+**Reading of the lost formulas** (the book's design, §5). A set or prefix
+:math:`S` represents a protected group fairly when
+:math:`|p_S - p| \\le \\alpha` with :math:`\\alpha = p\\,t` for a tolerance
+:math:`t \\in (0, 1]` (default 1/3: with :math:`p = 30\\%` the band is
+30 % ± 10 %), where :math:`p` is the group's share in the **whole population**.
+The recourse fairness ratio is
+:math:`\\rho = \\min_g \\mu_g / \\max_g \\mu_g` over the groups' mean recourse
+costs, and group-level recourse fairness is :math:`\\rho \\ge 1 - \\beta`.
+Comparisons of a share with its band use a slack of 1e-9, so that 4 of 10
+lies inside 30 % ± 10 % despite rounding.
+
+Two refinements of the paper's algorithms are documented where they apply:
+:func:`raguel` appends a record as is where *no* choice of group could make
+the prefix fair (e.g. every prefix of length 2 when p = 0.3), instead of
+giving up; :func:`raguel_block` reads Eq. 3 as "the block's rho does not
+decrease" and optionally (``beta``) also accepts swaps that keep the block
+recourse-fair by Definition 3.4.
+
+Costs are those of the paper's Example 1: with a linear classifier
+:math:`f(x) = a^\\top x + b` (favourable when :math:`f(x) \\ge 0`) and
+recourse weights :math:`w`, the cost of an unfavourable row is its weighted
+Euclidean distance to the hyperplane :math:`f = 0`,
+
+.. math:: \\operatorname{cost}(x) = \\frac{\\max(0, -(a^\\top x + b))}
+          {\\sqrt{\\sum_{j \\text{ mutable}} a_j^2 / w_j}} ,
+
+and 0 on the favourable side. All margins :math:`a^\\top x + b` are summed
+column by column in a fixed order, so a row's cost is bit-for-bit the same
+whether it is computed alone or inside a batch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+import time
+import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import pulp
+from scipy.stats import binom
+from tqdm.auto import tqdm
+
+from .groupcf import _continuous, _solve
+
+__all__ = [
+    "LinearRecourse",
+    "linear_recourse",
+    "RankedCheck",
+    "fair_representation",
+    "ranked_fair_representation",
+    "recourse_fairness_ratio",
+    "ranked_recourse_fairness",
+    "RaguelResult",
+    "raguel",
+    "RaguelBlockResult",
+    "raguel_block",
+    "rnd",
+    "rkl",
+    "rrd",
+    "ranking_metrics",
+    "fair_minimum_table",
+    "fair_adjusted_alpha",
+    "fair_rerank",
+]
+
+_SLACK = 1e-9  # share-versus-band comparisons and bound room: absorbs rounding (0.4 - 0.3 > 0.1 in floats)
+_RHO_SLACK = 1e-12  # rho comparisons
+_KL_EPS = 1e-12  # replaces a zero probability inside a logarithm of rKL
+_COMBO_CACHE = 1 << 14  # attribute combinations kept in memory per problem
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _frozen(a) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def _check_real(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={value!r} must be a number.")
+    return float(value)
+
+
+def _check_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}={value!r} must be an integer.")
+    return int(value)
+
+
+def _check_tolerance(tolerance) -> float:
+    t = _check_real(tolerance, "tolerance")
+    if not 0 < t <= 1:
+        raise ValueError(
+            f"tolerance={tolerance!r} must lie in (0, 1]; the band is p*(1 - t) to p*(1 + t) around the "
+            "protected share p (the paper's default is t = 1/3)."
+        )
+    return t
+
+
+def _check_beta(beta) -> float | None:
+    if beta is None:
+        return None
+    b = _check_real(beta, "beta")
+    if not 0 <= b <= 1:
+        raise ValueError(f"beta={beta!r} must lie in [0, 1]; recourse fairness asks for rho >= 1 - beta.")
+    return b
+
+
+def _check_time_limit(time_limit) -> float:
+    t = _check_real(time_limit, "time_limit")
+    if not t > 0:
+        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds.")
+    return t
+
+
+def _matrix(X, name: str = "X"):
+    """Float copy of X, its column names and its index (None for an array); NaNs name the column."""
+    if isinstance(X, pd.DataFrame):
+        columns = [str(c) for c in X.columns]
+        for c in X.columns:
+            if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])):
+                raise TypeError(
+                    f"column {c!r} of {name} has dtype {X[c].dtype}, not numeric; encode it first "
+                    "(e.g. with recourselab.Encoder) or drop it."
+                )
+        A = X.to_numpy(dtype=float, copy=True)
+        index = X.index
+    else:
+        try:
+            A = np.array(X, dtype=float, copy=True)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be a 2-d numeric array or DataFrame: {err}") from None
+        if A.ndim != 2:
+            raise ValueError(f"{name} has shape {A.shape}; give a 2-d table (rows = records, columns = features).")
+        columns = [f"x{j}" for j in range(A.shape[1])]
+        index = None
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} has shape {A.shape}; give at least one row and one column.")
+    bad = np.isnan(A)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"column {columns[j]!r} of {name} has missing values (first at row {i}); impute or drop them first."
+        )
+    if np.isinf(A).any():
+        i, j = np.argwhere(np.isinf(A))[0]
+        raise ValueError(f"column {columns[j]!r} of {name} has an infinite value at row {i}.")
+    return A, columns, index
+
+
+def _per_feature(value, name: str, columns: list, *, scalar_ok: bool = True, fill=None) -> np.ndarray:
+    """One float per column from a scalar, a sequence, or a dict/Series keyed by column names."""
+    d = len(columns)
+    if isinstance(value, (dict, pd.Series)):
+        items = dict(value.items()) if isinstance(value, pd.Series) else dict(value)
+        keys = {str(k): v for k, v in items.items()}
+        unknown = [k for k in keys if k not in columns]
+        if unknown:
+            raise ValueError(f"{name} names columns that X lacks: {unknown}; columns are {columns}.")
+        missing = [c for c in columns if c not in keys]
+        if missing and fill is None:
+            raise ValueError(f"{name} gives no value for columns {missing}; give one per column of X.")
+        out = np.array([float(keys.get(c, fill)) if keys.get(c, fill) is not None else np.nan for c in columns])
+        return out
+    if np.isscalar(value) and not isinstance(value, str):
+        if not scalar_ok:
+            raise ValueError(f"{name}={value!r} is a single number; give one entry per column of X ({d}).")
+        return np.full(d, float(value))
+    try:
+        arr = np.array(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be numbers, one per column of X: {err}") from None
+    if arr.shape[0] != d:
+        raise ValueError(
+            f"{name} has {arr.shape[0]} entries but X has {d} columns; give one entry per column "
+            f"(columns are {columns})."
+        )
+    return arr
+
+
+def _immutable_mask(immutable, columns: list) -> np.ndarray:
+    d = len(columns)
+    if immutable is None:
+        return np.zeros(d, dtype=bool)
+    arr = np.asarray(immutable)
+    if arr.dtype == bool:
+        if arr.shape != (d,):
+            raise ValueError(f"immutable is a boolean mask of shape {arr.shape}; give one entry per column ({d}).")
+        return arr.copy()
+    if isinstance(immutable, (str, numbers.Integral)):
+        immutable = [immutable]
+    mask = np.zeros(d, dtype=bool)
+    for item in immutable:
+        if isinstance(item, numbers.Integral) and not isinstance(item, bool) and str(item) not in columns:
+            if not 0 <= int(item) < d:
+                raise ValueError(f"immutable names column position {item}, but X has {d} columns.")
+            mask[int(item)] = True
+        elif str(item) in columns:
+            mask[columns.index(str(item))] = True
+        else:
+            raise ValueError(f"immutable names {item!r}, which is not a column of X; columns are {columns}.")
+    return mask
+
+
+def _bounds(bounds, columns: list):
+    d = len(columns)
+    lower, upper = np.full(d, -np.inf), np.full(d, np.inf)
+    if bounds is None:
+        return lower, upper
+    if isinstance(bounds, dict):
+        for key, pair in bounds.items():
+            if str(key) not in columns:
+                raise ValueError(f"bounds names {key!r}, which is not a column of X; columns are {columns}.")
+            lo, hi = pair
+            j = columns.index(str(key))
+            lower[j] = -np.inf if lo is None else float(lo)
+            upper[j] = np.inf if hi is None else float(hi)
+    else:
+        try:
+            lo, hi = bounds
+        except (TypeError, ValueError):
+            raise ValueError(
+                "bounds must be a pair (lower, upper) of scalars/arrays/dicts (None = unbounded) or a dict "
+                "{feature: (lower, upper)}."
+            ) from None
+        if lo is not None:
+            lower = _per_feature(lo, "bounds[0] (lower)", columns, fill=-np.inf)
+            lower = np.where(np.isnan(lower), -np.inf, lower)
+        if hi is not None:
+            upper = _per_feature(hi, "bounds[1] (upper)", columns, fill=np.inf)
+            upper = np.where(np.isnan(upper), np.inf, upper)
+    bad = lower > upper
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"bounds for column {columns[j]!r} have lower {lower[j]} > upper {upper[j]}.")
+    return lower, upper
+
+
+def _margin(A: np.ndarray, coef: np.ndarray, intercept: float) -> np.ndarray:
+    """a.x + b, summed column by column in a fixed order (identical for a row alone or in a batch)."""
+    s = np.full(A.shape[0], float(intercept))
+    for j in np.flatnonzero(coef):
+        s += A[:, j] * coef[j]
+    return s
+
+
+def _groups(groups, n: int, name: str = "groups", *, single_ok: bool = False):
+    """Integer codes and the sorted labels (Python objects) of a label array of length n."""
+    arr = np.asarray(groups)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} has shape {arr.shape}; give one label per row ({n}).")
+    if n == 0:
+        raise ValueError(f"{name} is empty; give at least one row.")
+    try:
+        codes, labels = pd.factorize(arr, sort=True)
+    except TypeError:
+        codes, labels = pd.factorize(arr, sort=False)
+    if (codes < 0).any():
+        raise ValueError(f"{name} has missing labels (first at row {int(np.flatnonzero(codes < 0)[0])}).")
+    labels = list(np.asarray(labels).tolist())
+    if len(labels) < 2 and not single_ok:
+        raise ValueError(
+            f"{name} has a single value ({labels[0]!r}); fairness compares at least two groups. "
+            "Pass the group label of every row (e.g. gender or marital status)."
+        )
+    return codes.astype(np.int64), labels
+
+
+def _protected_codes(protected, labels: list, name: str = "protected") -> list[int]:
+    if isinstance(protected, (list, tuple, set, frozenset, np.ndarray, pd.Index, pd.Series)):
+        wanted = list(np.asarray(list(protected)).tolist())
+        if not wanted:
+            raise ValueError(f"{name} is empty; name at least one protected group label.")
+    else:
+        wanted = [protected.item() if isinstance(protected, np.generic) else protected]
+    lookup = {lab: i for i, lab in enumerate(labels)}
+    codes = []
+    for w in wanted:
+        if w not in lookup:
+            raise ValueError(f"{name}={w!r} is not a label of groups; labels are {labels}.")
+        if lookup[w] not in codes:
+            codes.append(lookup[w])
+    return codes
+
+
+def _protected_list(protected) -> list:
+    if isinstance(protected, (list, tuple, set, frozenset, np.ndarray, pd.Index, pd.Series)):
+        out = list(np.asarray(list(protected)).tolist())
+        if not out:
+            raise ValueError("protected is empty; name at least one protected group label.")
+        return out
+    return [protected.item() if isinstance(protected, np.generic) else protected]
+
+
+def _shares_p(p, wanted: list) -> np.ndarray:
+    """The global share of each protected label from a float, a sequence or a dict."""
+    if p is None:
+        raise TypeError("p is required: the protected group's share in the whole population.")
+    if isinstance(p, dict):
+        missing = [w for w in wanted if w not in p]
+        if missing:
+            raise ValueError(f"p gives no share for protected labels {missing}.")
+        vals = np.array([float(p[w]) for w in wanted])
+    elif np.isscalar(p):
+        if len(wanted) != 1:
+            raise ValueError(f"p={p!r} is one number but protected has {len(wanted)} labels; give one share each.")
+        vals = np.array([float(p)])
+    else:
+        vals = np.asarray(p, dtype=float).reshape(-1)
+        if len(vals) != len(wanted):
+            raise ValueError(f"p has {len(vals)} entries but protected has {len(wanted)} labels.")
+    if not ((vals > 0) & (vals <= 1)).all():
+        raise ValueError(f"p={p!r} must lie in (0, 1]: the protected share in the whole population.")
+    return vals
+
+
+def _band_ok(count, k, p, alpha):
+    """|count/k - p| <= alpha (+ slack) for every protected label (last axis)."""
+    return np.all(np.abs(count / k - p) <= alpha + _SLACK, axis=-1)
+
+
+def _rho(sums, counts) -> float:
+    """min/max of the present groups' mean costs; NaN with fewer than two groups; 1 when all means are 0."""
+    lo = hi = None
+    present = 0
+    for s, c in zip(sums, counts):
+        if c > 0:
+            mu = float(s) / float(c)
+            present += 1
+            if lo is None or mu < lo:
+                lo = mu
+            if hi is None or mu > hi:
+                hi = mu
+    if present < 2:
+        return math.nan
+    return 1.0 if hi <= 0 else lo / hi
+
+
+def _rho_interval(sums, counts, g: int, q: float):
+    """Costs c for which adding one member of group g with cost c keeps rho >= q (an interval, or None).
+
+    With the other present groups' means between m and M, rho after the
+    addition is min(mu, m) / max(mu, M) for the new mean mu of group g, which
+    is >= q exactly when q*M <= mu <= m/q (and m >= q*M).
+    """
+    m = M = None
+    for h, (s, c) in enumerate(zip(sums, counts)):
+        if h == g or c <= 0:
+            continue
+        mu = float(s) / float(c)
+        if m is None or mu < m:
+            m = mu
+        if M is None or mu > M:
+            M = mu
+    if m is None:
+        return -math.inf, math.inf
+    if m < q * M - _RHO_SLACK * max(M, 1.0):
+        return None
+    mu_hi = math.inf if q <= 0 else m / q
+    k = float(counts[g]) + 1
+    return q * M * k - float(sums[g]), mu_hi * k - float(sums[g])
+
+
+def _violation(counts, size, P, p, alpha) -> float:
+    """Total distance of the protected shares outside their bands (0 = fair)."""
+    v = 0.0
+    for g, pg, ag in zip(P, p, alpha):
+        d = abs(counts[g] / size - pg) - ag - _SLACK
+        if d > 0:
+            v += d
+    return v
+
+
+# --------------------------------------------------------------------------- recourse to a linear boundary
+
+
+@dataclass(frozen=True, eq=False)
+class LinearRecourse:
+    """Counterfactuals of every row to a linear boundary and what they cost.
+
+    Attributes
+    ----------
+    X_cf : ndarray or DataFrame, shape (n, d)
+        The counterfactual rows (like ``X``: a float DataFrame with ``X``'s
+        index and columns when ``X`` is a frame). Rows on the favourable side
+        are unchanged; rows without recourse are NaN.
+    cost : ndarray, shape (n,)
+        Weighted Euclidean cost :math:`\\sqrt{\\sum_j w_j \\Delta_j^2}` of the
+        move (0 on the favourable side, ``inf`` without recourse).
+    delta : ndarray, shape (n, d)
+        ``X_cf - X`` (NaN without recourse).
+    status : ndarray of str, shape (n,)
+        Per row: ``"favourable"`` (already on the favourable side),
+        ``"projected"`` (closed form), ``"out of bounds"`` (closed form whose
+        projection leaves ``bounds``), ``"optimal"`` / ``"time limit"`` /
+        ``"infeasible"`` (MIP), ``"no recourse"`` (no mutable feature moves the
+        margin).
+    margin : ndarray, shape (n,)
+        :math:`a^\\top x + b` of the original rows.
+    objective : ndarray, shape (n,)
+        The MIP's weighted-L1 objective :math:`\\sum_j \\sqrt{w_j} |\\Delta_j|`
+        (NaN for the closed form and for rows not solved).
+    method : str
+    runtime : float
+        Wall-clock seconds.
+    """
+
+    X_cf: object
+    cost: np.ndarray
+    delta: np.ndarray
+    status: np.ndarray
+    margin: np.ndarray
+    objective: np.ndarray
+    method: str
+    runtime: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per input row: margin, favourable side, cost, status and number of changed features."""
+        index = self.X_cf.index if isinstance(self.X_cf, pd.DataFrame) else None
+        changed = np.where(np.isnan(self.delta).any(axis=1), -1,
+                           np.count_nonzero(np.nan_to_num(self.delta) != 0, axis=1))
+        return pd.DataFrame(
+            {"margin": self.margin, "favourable": self.margin >= 0, "cost": self.cost,
+             "status": self.status, "n_changed": changed},
+            index=index,
+        )
+
+    def __repr__(self) -> str:
+        statuses = pd.Series(self.status).value_counts().to_dict()
+        return f"LinearRecourse(method={self.method!r}, n={len(self.cost)}, statuses={statuses})"
+
+
+def _recourse_setup(X, coef, intercept, weights, immutable):
+    A, columns, index = _matrix(X)
+    coef = _per_feature(coef, "coef", columns, scalar_ok=False)
+    if not np.isfinite(coef).all():
+        raise ValueError(f"coef={coef.tolist()} must be finite.")
+    if np.ndim(intercept) and np.size(intercept) == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
+        intercept = np.asarray(intercept).reshape(-1)[0].item()
+    b = _check_real(intercept, "intercept")
+    if not math.isfinite(b):
+        raise ValueError(f"intercept={intercept!r} must be finite.")
+    w = _per_feature(weights, "weights", columns)
+    frozen = _immutable_mask(immutable, columns) | np.isposinf(w)  # an infinite weight also means immutable
+    if frozen.all():
+        raise ValueError(
+            f"every feature is immutable (immutable={immutable!r}, weights={w.tolist()}); recourse needs at "
+            "least one feature a person can change."
+        )
+    for j in np.flatnonzero(~frozen):
+        if not (np.isfinite(w[j]) and w[j] > 0):
+            raise ValueError(
+                f"weights[{j}] = {w[j]:g} on a mutable feature ({columns[j]!r}); recourse weights must be > 0 "
+                "and finite on mutable features (mark the feature immutable instead, or give it weight inf)."
+            )
+    return A, columns, index, coef, b, w, ~frozen
+
+
+def linear_recourse(X, coef, intercept, weights, *, immutable=None, steps=None, bounds=None,
+                    method="closed_form", time_limit=60.0, progress=False) -> LinearRecourse:
+    """Cheapest move of every row to the favourable side of a linear classifier.
+
+    A row is favourable when :math:`a^\\top x + b \\ge 0`; it then costs 0.
+    Otherwise:
+
+    * ``method="closed_form"`` (default) — the weighted-L2 projection onto the
+      hyperplane with immutable features fixed: with :math:`\\tilde a` the
+      coefficients restricted to mutable features,
+
+      .. math:: \\Delta = -(a^\\top x + b)\\,
+                \\frac{W^{-1}\\tilde a}{\\tilde a^\\top W^{-1}\\tilde a}, \\qquad
+                \\operatorname{cost} = \\sqrt{\\textstyle\\sum_j w_j\\Delta_j^2}
+                = \\frac{|a^\\top x + b|}{\\sqrt{\\sum_{j \\text{ mutable}} a_j^2/w_j}} ,
+
+      which is exact (the minimum weighted-L2 cost) for continuous, unbounded
+      features. Vectorised over all rows. The point lies on the hyperplane up
+      to rounding.
+    * ``method="mip"`` — the paper's inverse classification: integer numbers
+      of steps :math:`n_j` per mutable feature (:math:`x'_j = x_j + s_j n_j`;
+      a continuous move where ``steps`` is None or NaN), :math:`x'` within
+      ``bounds``, :math:`a^\\top x' + b \\ge 0`. One MIP per unfavourable row
+      (rows are independent), solved by CBC within ``time_limit`` seconds each.
+
+    Parameters
+    ----------
+    X : array or DataFrame of shape (n, d)
+        Numeric features.
+    coef : array of shape (d,), or dict/Series by column name
+        Coefficients :math:`a`.
+    intercept : float
+        :math:`b`.
+    weights : float, array of shape (d,), or dict/Series
+        Recourse weights :math:`w_j > 0` on mutable features (ignored on
+        immutable ones; ``inf`` marks a feature immutable).
+    immutable : list of column names or positions, or bool mask, optional
+    steps : float, array of shape (d,), or dict/Series, optional
+        Step sizes for ``method="mip"`` (NaN = continuous feature).
+    bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
+        Box for the counterfactual (None = unbounded). The MIP respects it;
+        the closed form cannot, and flags rows whose projection leaves it
+        (status ``"out of bounds"``, with a warning).
+    method : {"closed_form", "mip"}
+    time_limit : float, default 60
+        Seconds per row MIP.
+    progress : bool, default False
+        Progress bar over the MIP rows.
+
+    Returns
+    -------
+    LinearRecourse
+
+    Notes
+    -----
+    *The MIP objective.* CBC solves linear programmes, and the weighted
+    Euclidean cost is quadratic. The MIP minimises the weighted-L1 proxy
+    :math:`\\sum_j \\sqrt{w_j}\\,|\\Delta_j|` (an upper bound of the L2 cost,
+    equal to it when one feature moves) and reports the **true weighted-L2
+    cost** of the point it finds (``cost``) next to the proxy
+    (``objective``). An L1 optimum sits at a vertex — typically one moved
+    feature, the one with the best ratio :math:`|a_j|/\\sqrt{w_j}` — so even
+    without steps it differs from the L2 projection: with a single mutable
+    feature the two coincide exactly; in general the MIP's L2 cost is at
+    least the closed form's (the projection is the L2 optimum over the
+    whole half-space) and its point lies on the favourable side. The closed
+    form is therefore the exact answer for continuous, unbounded recourse; the
+    MIP is what you need for steps and bounds.
+
+    If no mutable feature has a nonzero coefficient, no move changes the
+    decision: unfavourable rows get cost ``inf``, NaN counterfactuals and
+    status ``"no recourse"``.
+
+    Examples
+    --------
+    The paper's Example 1 (loan amount and duration; favourable when
+    duration >= 2 x amount):
+
+    >>> import numpy as np
+    >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
+    >>> res = linear_recourse(X, coef=[-2, 1], intercept=0, weights=[0.5, 1.0])
+    >>> res.cost.round(2).tolist()
+    [0.33, 1.0, 1.33, 2.0]
+    >>> res.X_cf.round(2).tolist()[0]
+    [3.06, 6.11]
+    """
+    start = time.perf_counter()
+    A, columns, index, coef, b, w, mutable = _recourse_setup(X, coef, intercept, weights, immutable)
+    if method not in ("closed_form", "mip"):
+        raise ValueError(f"method={method!r} is not supported; use 'closed_form' or 'mip'.")
+    lower, upper = _bounds(bounds, columns)
+    n, d = A.shape
+    s = _margin(A, coef, b)
+    unfav = s < 0
+    a = np.where(mutable, coef, 0.0)
+    free = a != 0
+    status = np.where(unfav, "projected", "favourable").astype(object)
+    delta = np.zeros((n, d))
+    cost = np.zeros(n)
+    objective = np.full(n, np.nan)
+    if method == "closed_form":
+        if steps is not None:
+            raise ValueError(
+                "steps are only used by method='mip'; the closed form is the continuous projection. "
+                "Pass method='mip' for integer steps, or drop steps."
+            )
+        denom = float(np.sum(np.where(free, a * a / np.where(free, w, 1.0), 0.0)))
+        if denom == 0:
+            status[unfav] = "no recourse"
+            cost[unfav] = np.inf
+            delta[unfav] = np.nan
+        else:
+            direction = np.where(free, a / np.where(free, w, 1.0), 0.0) / denom
+            delta[unfav] = (-s[unfav])[:, None] * direction[None, :]
+            cost[unfav] = -s[unfav] / math.sqrt(denom)
+            X_cf = A + delta
+            outside = unfav & ((X_cf < lower - _SLACK) | (X_cf > upper + _SLACK)).any(axis=1)
+            if outside.any():
+                status[outside] = "out of bounds"
+                warnings.warn(
+                    f"the closed-form projection of {int(outside.sum())} rows leaves bounds (status "
+                    "'out of bounds'); use method='mip' to respect bounds.", stacklevel=2)
+    else:
+        time_limit = _check_time_limit(time_limit)
+        step = np.full(d, np.nan) if steps is None else _per_feature(steps, "steps", columns, fill=np.nan)
+        for j in np.flatnonzero(free):
+            if not (np.isnan(step[j]) or (np.isfinite(step[j]) and step[j] > 0)):
+                raise ValueError(f"steps[{j}] = {step[j]:g} for {columns[j]!r}; steps must be > 0 (NaN = continuous).")
+        rows = np.flatnonzero(unfav)
+        if not free.any():
+            status[rows] = "no recourse"
+            cost[rows] = np.inf
+            delta[rows] = np.nan
+            rows = rows[:0]
+        sqrt_w = np.sqrt(np.where(free, w, 1.0))
+        limited = 0
+        for i in tqdm(rows, disable=not progress, desc="rows", unit="row"):
+            st_i, dl, obj = _recourse_mip(A[i], s[i], a, free, sqrt_w, step, lower, upper, time_limit, int(i))
+            status[i] = st_i
+            if dl is None:
+                delta[i] = np.nan
+                cost[i] = np.inf
+            else:
+                delta[i] = dl
+                cost[i] = float(np.sqrt(np.sum(np.where(free, w, 0.0) * dl * dl)))
+                objective[i] = obj
+            limited += st_i == "time limit"
+        if limited:
+            warnings.warn(
+                f"{limited} row MIPs stopped at the time limit (time_limit={time_limit:g} s each); their "
+                "counterfactuals are the best found, not proven optimal (status 'time limit').", stacklevel=2)
+        infeasible = int(np.count_nonzero(status == "infeasible"))
+        if infeasible:
+            warnings.warn(
+                f"{infeasible} rows cannot reach the favourable side within bounds and steps "
+                "(status 'infeasible', cost inf); widen the bounds.", stacklevel=2)
+    X_cf = A + delta
+    if index is not None:
+        X_cf = pd.DataFrame(X_cf, index=index, columns=X.columns)
+    return LinearRecourse(
+        X_cf=X_cf if isinstance(X_cf, pd.DataFrame) else _frozen(X_cf),
+        cost=_frozen(cost), delta=_frozen(delta), status=_frozen(status.astype(str)),
+        margin=_frozen(s), objective=_frozen(objective), method=method,
+        runtime=time.perf_counter() - start,
+    )
+
+
+def _bounded(prob, name, low, up, cat):
+    low = None if not np.isfinite(low) else float(low)
+    up = None if not np.isfinite(up) else float(up)
+    if hasattr(prob, "add_variable"):  # PuLP >= 3.3
+        return prob.add_variable(name, low, up, cat=cat)
+    return pulp.LpVariable(name, low, up, cat=cat)
+
+
+def _recourse_mip(x, s, a, free, sqrt_w, step, lower, upper, time_limit, row):
+    """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= 0, steps, bounds."""
+    prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
+    moves, absval, scale = {}, {}, {}
+    for j in np.flatnonzero(free):
+        if np.isnan(step[j]):
+            moves[j] = _bounded(prob, f"d_{j}", lower[j] - x[j], upper[j] - x[j], "Continuous")
+            scale[j] = 1.0
+        else:
+            lo = math.ceil((lower[j] - x[j]) / step[j] - _SLACK) if np.isfinite(lower[j]) else -np.inf
+            hi = math.floor((upper[j] - x[j]) / step[j] + _SLACK) if np.isfinite(upper[j]) else np.inf
+            if lo > hi:
+                return "infeasible", None, math.nan
+            moves[j] = _bounded(prob, f"n_{j}", lo, hi, "Integer")
+            scale[j] = float(step[j])
+        absval[j] = _continuous(prob, f"t_{j}", 0.0)
+        prob += (absval[j] >= scale[j] * moves[j], f"abs_pos_{j}")
+        prob += (absval[j] >= -scale[j] * moves[j], f"abs_neg_{j}")
+    prob += pulp.lpSum(float(sqrt_w[j]) * absval[j] for j in moves)
+    prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= -float(s), "favourable")
+    status, has = _solve(prob, time_limit)
+    if not has:
+        return status, None, math.nan
+    delta = np.zeros(len(x))
+    for j, var in moves.items():
+        value = var.value() or 0.0
+        delta[j] = scale[j] * (round(value) if not np.isnan(step[j]) else value)
+    # CBC reports continuous values to about 7 digits: nudge the largest continuous move so that the
+    # point lies exactly on the favourable side (the nudge is of the order of that rounding)
+    short = -(float(s) + float(np.dot(a, delta)))
+    if short > 0:
+        cont = [j for j in moves if np.isnan(step[j]) and delta[j] != 0]
+        if cont:
+            j = max(cont, key=lambda c: abs(a[c]))
+            delta[j] = float(np.clip(delta[j] + short / a[j] * (1 + 1e-12), lower[j] - x[j], upper[j] - x[j]))
+    return status, delta, float(np.sum(sqrt_w * np.abs(delta)))
+
+
+# --------------------------------------------------------------------------- fairness of a set and a ranking
+
+
+class RankedCheck(NamedTuple):
+    """Result of a ranked fairness check.
+
+    Attributes
+    ----------
+    per_prefix : ndarray of bool, shape (n,)
+        ``per_prefix[k - 1]``: the prefix of length ``k`` passes (length 1 always does).
+    fair : bool
+        Every prefix passes.
+    value : ndarray
+        The checked quantity per prefix: protected share(s) (shape (n,) for one
+        protected label, (n, labels) for several) or the recourse fairness ratio rho.
+    """
+
+    per_prefix: np.ndarray
+    fair: bool
+    value: np.ndarray
+
+
+def fair_representation(groups, protected, tolerance=1 / 3, *, p) -> bool:
+    """Definition 3.1: does a set represent the protected group(s) fairly?
+
+    .. math:: |p_S - p| \\le \\alpha, \\qquad \\alpha = p \\cdot t ,
+
+    with :math:`p_S` the protected share of the set and :math:`p` the share in
+    the **whole population** — which the set alone cannot tell, so ``p`` is a
+    required keyword (compute it once on the population, e.g.
+    ``np.mean(all_groups == "F")``). With several protected labels each is
+    checked against its own share: the set is fair when every label is
+    inside its band (the paper's extension to more than two groups).
+
+    Parameters
+    ----------
+    groups : array-like of labels
+        Group label of every member of the set (may be a single value).
+    protected : label or list of labels
+    tolerance : float in (0, 1], default 1/3
+    p : float, or sequence/dict with one share per protected label
+        Population share(s) of the protected label(s).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> fair_representation(["M", "F", "M", "M", "M"], "F", p=0.3)   # 20% is inside 30% +- 10%
+    True
+    >>> fair_representation(["M", "M", "M", "M", "M"], "F", p=0.3)
+    False
+    """
+    t = _check_tolerance(tolerance)
+    wanted = _protected_list(protected)
+    pv = _shares_p(p, wanted)
+    arr = np.asarray(groups)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"groups has shape {arr.shape}; give the labels of a non-empty set (1-d).")
+    counts = np.array([np.count_nonzero(arr == w) for w in wanted], dtype=float)
+    return bool(_band_ok(counts, arr.size, pv, pv * t))
+
+
+def ranked_fair_representation(order_groups, protected, tolerance=1 / 3, p=None) -> RankedCheck:
+    """Definition 3.2: fair representation of every prefix of a ranking.
+
+    Every prefix of length :math:`k \\ge 2` must satisfy Definition 3.1
+    (:func:`fair_representation`); a single record is "un-ranked" and always
+    fair. Vectorised with cumulative counts.
+
+    Parameters
+    ----------
+    order_groups : array-like of labels, shape (n,)
+        Group labels in rank order (best first).
+    protected : label or list of labels
+    tolerance : float in (0, 1], default 1/3
+    p : float, sequence or dict, optional
+        Population share(s); default: the shares in ``order_groups``, i.e.
+        the ranking is the whole population.
+
+    Returns
+    -------
+    RankedCheck
+        ``(per_prefix, fair, value)`` with ``value`` the protected share of
+        each prefix.
+
+    Examples
+    --------
+    >>> check = ranked_fair_representation(["M", "F", "M", "F"], "F", 1 / 2)
+    >>> check.per_prefix.tolist(), check.fair
+    ([True, True, True, True], True)
+    >>> ranked_fair_representation(["M", "M", "F", "F"], "F", 1 / 2).per_prefix.tolist()
+    [True, False, True, True]
+    """
+    t = _check_tolerance(tolerance)
+    arr = np.asarray(order_groups)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"order_groups has shape {arr.shape}; give the labels of a non-empty ranking (1-d).")
+    wanted = _protected_list(protected)
+    if p is None:
+        _, labels = _groups(arr, arr.size, "order_groups")
+        _protected_codes(wanted, labels)
+        pv = np.array([np.mean(arr == w) for w in wanted])
+    else:
+        pv = _shares_p(p, wanted)
+    hits = np.stack([arr == w for w in wanted], axis=1).astype(float)
+    cum = np.cumsum(hits, axis=0)
+    k = np.arange(1, arr.size + 1, dtype=float)[:, None]
+    ok = _band_ok(cum, k, pv, pv * t)
+    ok[0] = True
+    share = cum / k
+    return RankedCheck(ok, bool(ok.all()), share[:, 0] if len(wanted) == 1 else share)
+
+
+def _costs_groups(costs, groups, costs_name="costs", groups_name="groups"):
+    c = np.asarray(costs, dtype=float).reshape(-1) if np.ndim(costs) else np.array([float(costs)])
+    if c.size == 0:
+        raise ValueError(f"{costs_name} is empty.")
+    if np.isnan(c).any():
+        raise ValueError(f"{costs_name} has NaN entries (first at {int(np.flatnonzero(np.isnan(c))[0])}).")
+    if np.isinf(c).any():
+        raise ValueError(
+            f"{costs_name} has infinite entries (first at {int(np.flatnonzero(np.isinf(c))[0])}): rows without "
+            "recourse have no mean cost; drop them or give them a finite cost."
+        )
+    if (c < 0).any():
+        raise ValueError(f"{costs_name} has negative entries; recourse costs are >= 0.")
+    codes, labels = _groups(groups, c.size, groups_name)
+    return c, codes, labels
+
+
+def recourse_fairness_ratio(costs, groups) -> float:
+    """The group-level recourse fairness ratio rho (Eqs. 1 and 4).
+
+    .. math:: \\rho = \\frac{\\min_g \\mu_g}{\\max_g \\mu_g}, \\qquad
+              \\mu_g = \\text{mean recourse cost of group } g ,
+
+    for two or more groups: 1 when every group's mean is the same, near 0
+    when one group pays far more. By convention :math:`\\rho = 1` when every
+    mean is 0.
+
+    Parameters
+    ----------
+    costs : array of float >= 0, shape (n,)
+    groups : array of labels, shape (n,), with at least two distinct values
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    The paper's Table 3 (DC3, initial data: single 7.688, married 5.837):
+
+    >>> round(recourse_fairness_ratio([7.688, 5.837], ["single", "married"]), 3)
+    0.759
+    """
+    c, codes, labels = _costs_groups(costs, groups)
+    G = len(labels)
+    return _rho(np.bincount(codes, weights=c, minlength=G), np.bincount(codes, minlength=G).astype(float))
+
+
+def ranked_recourse_fairness(costs_in_order, groups_in_order, beta) -> RankedCheck:
+    """Definition 3.4: rho >= 1 - beta for every prefix of a ranking.
+
+    Each prefix's rho is computed over the groups present in it; a prefix
+    with a single group (in particular a single record) has rho = 1 by the
+    paper's singleton convention. Vectorised with cumulative sums.
+
+    Parameters
+    ----------
+    costs_in_order : array of float, shape (n,)
+        Recourse costs in rank order.
+    groups_in_order : array of labels, shape (n,)
+    beta : float in [0, 1]
+
+    Returns
+    -------
+    RankedCheck
+        ``(per_prefix, fair, value)`` with ``value`` the rho of every prefix.
+
+    Examples
+    --------
+    >>> check = ranked_recourse_fairness([1.0, 2.0, 1.5, 2.0], ["M", "F", "M", "F"], beta=0.3)
+    >>> check.value.round(3).tolist(), check.fair
+    ([1.0, 0.5, 0.625, 0.625], False)
+    """
+    b = _check_beta(beta)
+    if b is None:
+        raise TypeError("beta is required: prefixes must satisfy rho >= 1 - beta.")
+    c, codes, labels = _costs_groups(costs_in_order, groups_in_order, "costs_in_order", "groups_in_order")
+    n, G = c.size, len(labels)
+    onehot = np.zeros((n, G))
+    onehot[np.arange(n), codes] = 1.0
+    counts = np.cumsum(onehot, axis=0)
+    sums = np.cumsum(onehot * c[:, None], axis=0)
+    present = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    hi = np.where(present, means, -np.inf).max(axis=1)
+    lo = np.where(present, means, np.inf).min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where((present.sum(axis=1) < 2) | (hi <= 0), 1.0, lo / np.where(hi > 0, hi, 1.0))
+    ok = rho >= 1 - b - _RHO_SLACK
+    return RankedCheck(ok, bool(ok.all()), rho)
+
+
+# --------------------------------------------------------------------------- the modification engine
+
+
+class _Engine:
+    """Rows, boundary and actionability: recourse costs and the cheapest readable modification of a row.
+
+    Modifiable attributes ``F`` are the mutable features with a nonzero
+    coefficient, sorted by recourse weight (ties: column order). A
+    modification is a combination ``C`` of them (in the order A, B, C, AB, AC,
+    BC, ABC: by size, then lexicographic in weight order) and a number of
+    iterations ``n``: each attribute of ``C`` moves ``min(n, cap_j)`` steps in
+    the direction of ``sign(a_j)``, where ``cap_j`` is how many steps fit
+    inside the bounds (at most ``max_steps``). The margin then grows by
+    ``g(n) = sum_{j in C} r_j min(n, cap_j)`` with ``r_j = |a_j| step_j``.
+    """
+
+    def __init__(self, A, coef, b, w, mutable, steps, lower, upper, max_steps, columns):
+        self.A, self.coef, self.b, self.columns = A, coef, b, columns
+        free = mutable & (coef != 0)
+        F = np.flatnonzero(free)
+        if F.size == 0:
+            raise ValueError(
+                "no mutable feature has a nonzero coefficient, so no modification can change a recourse cost; "
+                "check coef and immutable."
+            )
+        self.F = F[np.lexsort((F, w[F]))]  # ascending recourse weight, ties by column order
+        for j in self.F:
+            if not (np.isfinite(steps[j]) and steps[j] > 0):
+                raise ValueError(
+                    f"steps[{j}] = {steps[j]:g} for the mutable feature {columns[j]!r}; RAGUEL moves attributes "
+                    "in steps, which must be > 0 and finite."
+                )
+        self.m = self.F.size
+        self.sign = np.sign(coef[self.F])
+        self.step = steps[self.F]
+        self.signed_step = self.sign * self.step
+        self.rate = np.abs(coef[self.F]) * self.step
+        self.lower, self.upper = lower[self.F], upper[self.F]
+        self.max_steps = max_steps
+        self.norm = math.sqrt(float(np.sum(coef[self.F] ** 2 / w[self.F])))
+        self.nz = [int(j) for j in np.flatnonzero(coef)]
+        self.coef_list = [float(coef[j]) for j in self.nz]
+        self.margin0 = _margin(A, coef, b)
+        self.cost0 = np.maximum(-self.margin0, 0.0) / self.norm
+        self._all_combos = None
+        if (1 << self.m) - 1 <= _COMBO_CACHE:
+            self._all_combos = np.concatenate(list(self._chunks()))
+            self._all_rate = self._all_combos @ self.rate  # margin gained per iteration, per combination
+        self._precompute()
+
+    # -- costs
+    def cost_of(self, x) -> float:
+        s = self.b
+        for j, a in zip(self.nz, self.coef_list):
+            s += float(x[j]) * a
+        return max(-s, 0.0) / self.norm
+
+    def _caps_of(self, rows) -> np.ndarray:
+        x = self.A[rows][..., self.F]
+        room = np.where(self.sign > 0, self.upper - x, x - self.lower)
+        with np.errstate(invalid="ignore", over="ignore"):
+            cap = np.floor(room / self.step + _SLACK)
+        cap = np.where(np.isnan(cap), self.max_steps, cap)
+        return np.clip(cap, 0, self.max_steps)
+
+    def caps(self, rows) -> np.ndarray:
+        """Steps that fit inside the bounds, per row (or rows) and modifiable attribute, at most max_steps."""
+        return self._caps[rows].astype(float)
+
+    def _precompute(self) -> None:
+        """Caps of every row (int32) and the lowest cost any modification reaches (a lenient prefilter)."""
+        n = self.A.shape[0]
+        self._caps = np.empty((n, self.m), dtype=np.int32)
+        self.min_cost = np.empty(n)
+        for lo in range(0, n, 200_000):
+            rows = np.arange(lo, min(n, lo + 200_000))
+            caps = self._caps_of(rows)
+            self._caps[rows] = caps
+            gain = caps @ self.rate  # all attributes moved as far as allowed
+            self.min_cost[rows] = np.maximum(-(self.margin0[rows] + gain), 0.0) / self.norm
+        self.min_cost = self.min_cost * (1 - 1e-9) - 1e-12  # lenient: exact checks decide
+
+    # -- combinations
+    def _chunks(self):
+        """Boolean combination matrices in the paper's order (by size, then lexicographic), in chunks."""
+        if self._all_combos is not None:
+            yield self._all_combos
+            return
+        m = self.m
+        it = itertools.chain.from_iterable(itertools.combinations(range(m), size) for size in range(1, m + 1))
+        while True:
+            block = list(itertools.islice(it, 4096))
+            if not block:
+                return
+            K = np.zeros((len(block), m), dtype=bool)
+            sizes = np.fromiter((len(c) for c in block), dtype=int, count=len(block))
+            members = np.fromiter(itertools.chain.from_iterable(block), dtype=int)
+            K[np.repeat(np.arange(len(block)), sizes), members] = True
+            yield K
+
+    # -- evaluation and search
+    def evaluate(self, row, combo, n, caps):
+        """Modified row, its cost and the steps per attribute of `combo` after n iterations."""
+        x = self.A[row].copy()
+        eff = np.minimum(n, caps[combo])
+        cols = self.F[combo]
+        x[cols] = x[cols] + self.signed_step[combo] * eff
+        return x, self.cost_of(x), eff
+
+    def screen(self, rows, T, *, strict, c_lo, c_hi):
+        """Rows that may qualify (a necessary, lenient check over all combinations at once).
+
+        The margin gained per iteration of a combination is the same for every
+        row until one of its attributes hits a bound, so the smallest number of
+        iterations reaching ``c <= min(T, c_hi)`` (or ``c < T``) is a closed
+        form per (row, combination); a row is kept when some combination's
+        cost at that point is >= ``c_lo``, when a bound may interfere (the
+        exact search decides), or when it already qualifies without a move.
+        """
+        if self._all_combos is None or not np.isfinite(c_lo).any():
+            return np.ones(len(rows), dtype=bool)  # without a lower limit every reachable row may qualify
+        c0 = self.cost0[rows]
+        tol = 1e-9 * (1.0 + np.abs(c0))
+        keep = ((c0 < T + tol) if strict else (c0 <= T + tol)) & (c0 <= c_hi + tol) & (c0 >= c_lo - tol)
+        s0 = self.margin0[rows]
+        d_T = (-T * self.norm - s0)[:, None]
+        R = self._all_rate[None, :]
+        n = np.floor(d_T / R) + 1 if strict else np.ceil(d_T / R)
+        if np.isfinite(c_hi).any():
+            d_H = np.where(np.isfinite(c_hi), -c_hi * self.norm - s0, -np.inf)[:, None]
+            n = np.maximum(n, np.ceil(d_H / R))
+        n = np.maximum(n, 1.0)
+        c_pred = np.maximum(-(s0[:, None] + R * n), 0.0) / self.norm
+        sure_lin = n <= self.caps(rows).min(axis=1)[:, None]
+        hit = ~sure_lin | (c_pred >= (c_lo - tol)[:, None])
+        return keep | hit.any(axis=1)
+
+    def find_first(self, rows, T, *, strict, c_lo=None, c_hi=None, accept=None):
+        """The first of ``rows`` (in order) that :meth:`find` can modify: ``(position, result)`` or None.
+
+        ``c_lo``, ``c_hi`` are arrays aligned with ``rows`` (default
+        unbounded); ``accept(c, position)`` is the exact extra condition.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        k = len(rows)
+        c_lo = np.full(k, -np.inf) if c_lo is None else np.asarray(c_lo, dtype=float)
+        c_hi = np.full(k, np.inf) if c_hi is None else np.asarray(c_hi, dtype=float)
+        if k == 0:
+            return None
+        acc0 = None if accept is None else (lambda c: accept(c, 0))
+        res = self.find(int(rows[0]), T, strict=strict, c_lo=float(c_lo[0]), c_hi=float(c_hi[0]), accept=acc0)
+        if res is not None:  # the usual case: the first candidate works
+            return 0, res
+        start, batch = 1, 4
+        while start < k:
+            stop = min(k, start + batch)
+            flags = self.screen(rows[start:stop], T, strict=strict, c_lo=c_lo[start:stop], c_hi=c_hi[start:stop])
+            for i in (np.flatnonzero(flags) + start).tolist():
+                acc = None if accept is None else (lambda c, i=i: accept(c, i))
+                res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]), accept=acc)
+                if res is not None:
+                    return i, res
+            start, batch = stop, batch * 4
+        return None
+
+    def find(self, row, T, *, strict, c_lo=-np.inf, c_hi=np.inf, accept=None):
+        """The first (combination, smallest n) whose new cost c satisfies the conditions, or None.
+
+        Conditions: ``c < T`` (strict) or ``c <= T``, and ``accept(c)``
+        (``c_lo <= c <= c_hi`` is the interval ``accept`` describes, used to
+        compute n in closed form). Returns ``(x_new, cost_new, columns, steps)``;
+        no move at all when the row already qualifies.
+        """
+
+        def ok(c):
+            if strict:
+                if not c < T:
+                    return False
+            elif not c <= T:
+                return False
+            return accept is None or accept(c)
+
+        c0 = float(self.cost0[row])
+        if ok(c0):
+            return self.A[row].copy(), c0, np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        if c0 < c_lo or c_lo > T or (strict and c_lo >= T):  # moves only lower the cost; empty window
+            return None
+        s0 = float(self.margin0[row])
+        caps = self.caps(row)
+        rowmin = float(caps.min())
+        d_T = -T * self.norm - s0
+        d_H = -c_hi * self.norm - s0 if np.isfinite(c_hi) else -np.inf
+        capped_rate = self.rate * caps
+        for K in self._chunks():
+            R = self._all_rate if K is self._all_combos else K @ self.rate
+            n = np.floor(d_T / R) + 1 if strict else np.ceil(d_T / R)
+            if np.isfinite(d_H):
+                n = np.maximum(n, np.ceil(d_H / R))
+            n = np.maximum(n, 1.0)
+            sure = n <= rowmin  # no attribute reaches its bound first: the margin grows linearly
+            try_ = sure.copy()
+            if np.isfinite(c_lo):
+                c_pred = np.maximum(-(s0 + R * n), 0.0) / self.norm
+                try_ &= c_pred >= c_lo - 1e-9 * (1 + abs(c_lo))
+            lin = sure.copy()
+            other = np.flatnonzero(~sure)
+            if other.size:  # bounds may interfere: exact linearity test and reachability, for these only
+                Ko = K[other]
+                capmin = np.where(Ko, caps, np.inf).min(axis=1)
+                lin[other] = n[other] <= capmin
+                total = Ko @ capped_rate
+                tol = 1e-9 * (abs(d_T) + 1.0)
+                reach = (total >= d_T - tol) & (total >= d_H - tol)
+                if np.isfinite(c_lo):
+                    c_pred_o = np.maximum(-(s0 + np.where(lin[other], R[other] * n[other], total)), 0.0) / self.norm
+                    reach &= ~lin[other] | (c_pred_o >= c_lo - 1e-9 * (1 + abs(c_lo)))
+                try_[other] = reach
+            for idx in np.flatnonzero(try_).tolist():
+                combo = np.flatnonzero(K[idx])
+                ccaps = caps[combo]
+                nmax = int(ccaps.max())
+                if nmax < 1:
+                    continue
+                if lin[idx]:
+                    nn = int(n[idx])
+                else:
+                    nn = self._solve_piecewise(self.rate[combo], ccaps, d_T, d_H, strict, nmax)
+                    if nn is None:
+                        continue
+                found = self._verify(row, combo, min(max(nn, 1), nmax), nmax, caps, ok)
+                if found is not None:
+                    return found
+        return None
+
+    @staticmethod
+    def _solve_piecewise(rate, caps, d_T, d_H, strict, nmax):
+        """Smallest n in [1, nmax] with g(n) (> or >=) d_T and g(n) >= d_H, by bisection on the monotone g."""
+
+        def good(n):
+            g = float(np.sum(rate * np.minimum(n, caps)))
+            return (g > d_T if strict else g >= d_T - 1e-12 * (1 + abs(d_T))) and g >= d_H
+
+        if not good(nmax):
+            return nmax  # let the exact check decide at the largest move
+        lo, hi = 1, nmax
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if good(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _verify(self, row, combo, n, nmax, caps, ok):
+        """Exact check of the closed-form n (and its neighbours: rounding), smallest qualifying n first."""
+        x, c, eff = self.evaluate(row, combo, n, caps)
+        if ok(c):
+            for _ in range(3):
+                if n <= 1:
+                    break
+                x2, c2, eff2 = self.evaluate(row, combo, n - 1, caps)
+                if not ok(c2):
+                    break
+                n, x, c, eff = n - 1, x2, c2, eff2
+            return x, c, self.F[combo], eff.astype(int)
+        for k in range(n + 1, min(nmax, n + 3) + 1):
+            x, c, eff = self.evaluate(row, combo, k, caps)
+            if ok(c):
+                return x, c, self.F[combo], eff.astype(int)
+        return None
+
+
+def _setup_rerank(X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps):
+    A, columns, index, coef, b, w, mutable = _recourse_setup(X, coef, intercept, weights, immutable)
+    steps = _per_feature(steps, "steps", columns, fill=np.nan)
+    lower, upper = _bounds(bounds, columns)
+    max_steps = _check_int(max_steps, "max_steps")
+    if max_steps < 1:
+        raise ValueError(f"max_steps={max_steps} must be >= 1 (iterations allowed per attribute combination).")
+    t = _check_tolerance(tolerance)
+    n = A.shape[0]
+    codes, labels = _groups(groups, n)
+    P = np.array(_protected_codes(protected, labels), dtype=int)
+    counts = np.bincount(codes, minlength=len(labels))
+    p = counts[P] / n
+    engine = _Engine(A, coef, b, w, mutable, steps, lower, upper, max_steps, columns)
+    rank0 = np.lexsort((np.arange(n), engine.cost0))  # ascending cost, ties by row index
+    return A, columns, index, engine, codes, labels, P, p, p * t, t, rank0
+
+
+def _interventions(records, columns, A, engine, cost_new) -> pd.DataFrame:
+    rows = []
+    for y, cols, eff in records:
+        for j, k in zip(cols.tolist(), eff.tolist()):
+            if k == 0:
+                continue
+            rows.append({"row": int(y), "feature": columns[j], "before": float(A[y, j]),
+                         "after": float(A[y, j] + engine.signed_step[list(engine.F).index(j)] * k),
+                         "steps": int(k), "cost_before": float(engine.cost0[y]), "cost_after": float(cost_new[y])})
+    return pd.DataFrame(rows, columns=["row", "feature", "before", "after", "steps", "cost_before", "cost_after"])
+
+
+def _as_like(X_new, X, index):
+    if index is None:
+        return _frozen(X_new)
+    return pd.DataFrame(X_new, index=index, columns=X.columns)
+
+
+# --------------------------------------------------------------------------- RAGUEL (Algorithm 1)
+
+
+@dataclass(frozen=True, eq=False)
+class RaguelResult:
+    """A recourse-aware re-ranking and the interventions that produce it.
+
+    Attributes
+    ----------
+    order : ndarray of int, shape (n,)
+        Row positions, best first.
+    X_new : ndarray or DataFrame, shape (n, d)
+        Rows after modification, in the original row order (float).
+    cost, cost_new : ndarray, shape (n,)
+        Closed-form recourse cost of every row before and after modification.
+    changed : ndarray of bool, shape (n,)
+        Rows that were modified.
+    interventions : DataFrame
+        One line per (modified row, changed feature): ``row``, ``feature``,
+        ``before``, ``after``, ``steps`` (number of steps), ``cost_before``,
+        ``cost_after``.
+    exit_at : int or None
+        Output position from which the exit strategy copied the rest of the
+        initial ranking unchanged, or None.
+    unattainable : ndarray of int
+        Output positions (0-based) whose prefix no choice of group could make
+        fair, where the next row was appended as is (see :func:`raguel`).
+    groups : ndarray, shape (n,)
+        Group label of every row (original order).
+    protected : tuple
+        Protected labels.
+    p : dict
+        Population share of each protected label.
+    tolerance : float
+    beta : float or None
+    runtime : float
+    """
+
+    order: np.ndarray
+    X_new: object
+    cost: np.ndarray
+    cost_new: np.ndarray
+    changed: np.ndarray
+    interventions: pd.DataFrame
+    exit_at: int | None
+    unattainable: np.ndarray
+    groups: np.ndarray
+    protected: tuple
+    p: dict
+    tolerance: float
+    beta: float | None
+    runtime: float
+
+    @property
+    def initial_order(self) -> np.ndarray:
+        """The ranking by initial cost (ties by row position)."""
+        return np.lexsort((np.arange(len(self.cost)), self.cost))
+
+    @property
+    def rho_before(self) -> float:
+        """Recourse fairness ratio of the whole population before modification."""
+        return recourse_fairness_ratio(self.cost, self.groups)
+
+    @property
+    def rho_after(self) -> float:
+        """Recourse fairness ratio of the whole population after modification."""
+        return recourse_fairness_ratio(self.cost_new, self.groups)
+
+    @property
+    def n_changed(self) -> int:
+        return int(np.count_nonzero(self.changed))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One line per output position: row, group, costs, and the prefix's share, fairness and rho."""
+        g = self.groups[self.order]
+        rep = ranked_fair_representation(g, list(self.protected), self.tolerance, p=[self.p[k] for k in self.protected])
+        rho = ranked_recourse_fairness(self.cost_new[self.order], g, 0.0 if self.beta is None else self.beta)
+        frame = pd.DataFrame({
+            "position": np.arange(len(self.order)), "row": self.order, "group": g,
+            "cost": self.cost[self.order], "cost_new": self.cost_new[self.order],
+            "changed": self.changed[self.order],
+        })
+        if len(self.protected) == 1:
+            frame["share"] = rep.value
+        else:
+            for i, lab in enumerate(self.protected):
+                frame[f"share[{lab}]"] = rep.value[:, i]
+        frame["fair"] = rep.per_prefix
+        frame["rho"] = rho.value
+        frame["copied"] = frame["position"] >= (len(self.order) if self.exit_at is None else self.exit_at)
+        return frame
+
+    def __repr__(self) -> str:
+        head = self.order[:10].tolist()
+        shown = str(head) if len(self.order) <= 10 else str(head)[:-1] + ", ...]"
+        return (f"RaguelResult(order={shown}, changed={self.n_changed}, exit_at={self.exit_at}, "
+                f"rho {self.rho_before:.3f} -> {self.rho_after:.3f})")
+
+
+def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=None, bounds=None,
+           tolerance=1 / 3, beta=None, max_steps=10_000) -> RaguelResult:
+    """RAGUEL (Algorithm 1): re-rank by recourse cost so that every prefix is fair, by modifying records.
+
+    Reading implemented:
+
+    1. Rank rows by their closed-form recourse cost (:func:`linear_recourse`),
+       ascending, ties by row position.
+    2. Build the output :math:`S` one position at a time. Let :math:`x` be
+       the best remaining row. If :math:`S + [x]` satisfies fair
+       representation (Definition 3.1 on the prefix; prefixes of length 1
+       always do, and the earlier prefixes already do), append :math:`x`.
+    3. Otherwise scan the remaining rows below :math:`x`, in rank order, for
+       the first row :math:`y` whose group makes :math:`S + [y]` fair and that
+       can be **modified** so that its new cost is strictly below
+       :math:`x`'s (so it outranks :math:`x`) — and, with ``beta``, so that
+       :math:`S + [y']` also satisfies :math:`\\rho \\ge 1 - \\beta`
+       (Definition 3.4, :math:`\\rho` over the groups present in the prefix,
+       with the current costs). Append :math:`y'`; :math:`x` stays first in
+       line.
+    4. A modification tries the modifiable attributes (mutable, nonzero
+       coefficient) in ascending recourse weight (ties: column order), one at
+       a time, then pairs, triples, ... (A, B, C, AB, AC, BC, ABC); each
+       attribute of the combination moves one step per iteration in the
+       direction that raises :math:`a^\\top x + b` (the sign of
+       :math:`a_j`), staying within ``bounds`` (an attribute at its bound
+       stays there while the others go on) for at most ``max_steps``
+       iterations, and stepping stops once the row reaches the favourable
+       side (cost 0: it never goes further past the boundary than the step
+       that crosses it). The first combination that reaches the goal is applied,
+       with the fewest iterations. The number of iterations is computed in
+       closed form (the margin grows piecewise linearly with them) and
+       checked exactly, which gives the same answer as stepping one at a time.
+    5. **Exit strategy**: if some group would make the prefix fair but no row
+       of it can be modified enough, append the rest of the ranking as is
+       (``exit_at``) and stop.
+
+    *Refinement (documented choice).* When no group at all could make
+    :math:`S + [\\cdot]` fair — e.g. with :math:`p = 0.3` and :math:`t = 1/3`
+    no prefix of length 2 is fair, since its share is 0, 1/2 or 1 — no
+    record can help, so :math:`x` is appended as is and the position is
+    listed in ``unattainable`` instead of ending the re-ranking. When
+    ``exit_at`` is None every prefix of length >= 2 is therefore fair or
+    unattainable (tested); for :math:`p = 1/2, t = 1/2` every prefix is
+    attainable.
+
+    *More than two groups.* ``protected`` may list several labels; a prefix
+    is fair when each listed label's share is within its own band
+    :math:`p_g(1 \\pm t)` (the paper's Section 3.6), and :math:`\\rho` is
+    min over max of all groups' means (Eq. 4).
+
+    Parameters
+    ----------
+    X : array or DataFrame of shape (n, d)
+        The records (all of them: shares ``p`` are computed on ``groups``).
+    groups : array of labels, shape (n,)
+    coef, intercept : linear classifier, favourable when ``coef @ x + intercept >= 0``
+    weights : recourse weights (> 0 on mutable features; see :func:`linear_recourse`)
+    steps : float, array or dict
+        Step size of every modifiable attribute (> 0).
+    protected : label or list of labels
+    immutable : columns that cannot change, optional
+    bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
+    tolerance : float in (0, 1], default 1/3
+    beta : float in [0, 1], optional
+        Also require :math:`\\rho \\ge 1 - \\beta` of the prefix when a row is modified.
+    max_steps : int, default 10000
+        Largest number of iterations per attribute combination.
+
+    Returns
+    -------
+    RaguelResult
+        The output order is the order of construction: a modified row's new
+        cost is below the row it overtook, and costs after modification are
+        the closed form on the modified rows.
+
+    Examples
+    --------
+    The paper's Example 1 (Table 2): Chiara lowers her loan amount from 4 to
+    3.45 (cost 1.33 -> 0.97) and moves up to rank 2.
+
+    >>> import numpy as np
+    >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
+    >>> res = raguel(X, ["M", "M", "F", "F"], coef=[-2, 1], intercept=0, weights=[0.5, 1.0],
+    ...              steps=[0.05, 1], protected="F", tolerance=1 / 2)
+    >>> res.order.tolist(), round(float(res.X_new[2, 0]), 2), round(float(res.cost_new[2]), 2)
+    ([0, 2, 1, 3], 3.45, 0.97)
+    """
+    start = time.perf_counter()
+    beta = _check_beta(beta)
+    A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
+        X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps)
+    n, G = A.shape[0], len(labels)
+    gr = codes[rank0]
+    minc = engine.min_cost[rank0]
+    cost_cur = engine.cost0.copy()
+    alive = np.ones(n, dtype=bool)
+    cnt = np.zeros(G)
+    csum = np.zeros(G)
+    pc = np.zeros(len(P))  # protected counts in S
+    is_p = np.full(G, -1)
+    is_p[P] = np.arange(len(P))
+    out: list[int] = []
+    records, new_rows = [], {}
+    unattainable: list[int] = []
+    exit_at = None
+    q = None if beta is None else 1 - beta
+    p_list, a_list = p.tolist(), alpha.tolist()
+
+    def fair_with(g, k):
+        for i in range(len(p_list)):
+            c = pc[i] + (1 if is_p[g] == i else 0)
+            if abs(c / k - p_list[i]) > a_list[i] + _SLACK:
+                return False
+        return True
+
+    def append(row, g, c):
+        out.append(int(row))
+        cnt[g] += 1
+        csum[g] += c
+        if is_p[g] >= 0:
+            pc[is_p[g]] += 1
+
+    head = 0
+    while head < n:
+        if not alive[head]:
+            head += 1
+            continue
+        x, gx, k = int(rank0[head]), int(gr[head]), len(out) + 1
+        if k == 1 or fair_with(gx, k):
+            append(x, gx, cost_cur[x])
+            alive[head] = False
+            head += 1
+            continue
+        fix = [g for g in range(G) if g != gx and fair_with(g, k)]
+        if not fix:
+            unattainable.append(k - 1)
+            append(x, gx, cost_cur[x])
+            alive[head] = False
+            head += 1
+            continue
+        T = float(cost_cur[x])
+        found = None
+        wanted = np.zeros(G, dtype=bool)
+        wanted[fix] = True
+        pos, chunk = head + 1, 256
+        while pos < n and found is None:
+            end = min(n, pos + chunk)
+            cand = np.flatnonzero(alive[pos:end] & wanted[gr[pos:end]] & (minc[pos:end] < T)) + pos
+            if q is None:
+                hit = engine.find_first(rank0[cand], T, strict=True)
+            else:
+                lo, hi = np.full(len(cand), -np.inf), np.full(len(cand), np.inf)
+                usable = np.ones(len(cand), dtype=bool)
+                for gy in np.unique(gr[cand]).tolist():
+                    iv = _rho_interval(csum, cnt, gy, q)
+                    sel = gr[cand] == gy
+                    if iv is None or iv[0] >= min(T, iv[1]):  # no admissible new cost below T
+                        usable[sel] = False
+                    else:
+                        lo[sel], hi[sel] = iv
+                # moves only lower a cost: rows already below the window cannot get into it
+                usable &= cost_cur[rank0[cand]] >= lo - 1e-9 * (1 + np.abs(lo))
+                cand, lo, hi = cand[usable], lo[usable], hi[usable]
+
+                def accept(c, i, cand=cand):
+                    gy = int(gr[cand[i]])
+                    s2, c2 = csum.copy(), cnt.copy()
+                    s2[gy] += c
+                    c2[gy] += 1
+                    rho = _rho(s2, c2)
+                    return math.isnan(rho) or rho >= q - _RHO_SLACK
+
+                hit = engine.find_first(rank0[cand], T, strict=True, c_lo=lo, c_hi=hi, accept=accept)
+            if hit is not None:
+                r = int(cand[hit[0]])
+                found = (r, int(rank0[r]), int(gr[r]), hit[1])
+            pos, chunk = end, chunk * 2
+        if found is None:
+            exit_at = len(out)
+            out.extend(rank0[head:][alive[head:]].tolist())
+            break
+        r, y, gy, (x_new, c_new, cols, eff) = found
+        alive[r] = False
+        if len(cols):
+            new_rows[y] = x_new
+            cost_cur[y] = c_new
+            records.append((y, cols, eff))
+        append(y, gy, cost_cur[y])
+    X_new = A.copy()
+    changed = np.zeros(n, dtype=bool)
+    for y, xr in new_rows.items():
+        X_new[y] = xr
+        changed[y] = True
+    return RaguelResult(
+        order=_frozen(np.asarray(out, dtype=int)), X_new=_as_like(X_new, X, index),
+        cost=_frozen(engine.cost0), cost_new=_frozen(cost_cur), changed=_frozen(changed),
+        interventions=_interventions(records, columns, A, engine, cost_cur), exit_at=exit_at,
+        unattainable=_frozen(np.asarray(unattainable, dtype=int)),
+        groups=_frozen(np.asarray(labels, dtype=object)[codes]),
+        protected=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p)},
+        tolerance=t, beta=beta, runtime=time.perf_counter() - start,
+    )
+
+
+# --------------------------------------------------------------------------- RAGUEL-Block (Algorithm 2)
+
+
+@dataclass(frozen=True, eq=False)
+class RaguelBlockResult(RaguelResult):
+    """A block-based recourse-aware re-ranking (RAGUEL-Block).
+
+    All the fields of :class:`RaguelResult` (``exit_at`` is the first output
+    position of the first block copied as is, ``unattainable`` is empty), and:
+
+    Attributes
+    ----------
+    block : ndarray of int, shape (n,)
+        Block of every output position.
+    block_sizes : ndarray of int
+    blocks_unfair_before, blocks_unfair_after : int
+        Blocks failing Definition 3.1 in the initial ranking and after re-ranking.
+    block_rho_before, block_rho_after : ndarray of float
+        rho of every block before (initial blocks, initial costs) and after
+        (final blocks, new costs); NaN for a block with a single group.
+    exited_blocks : ndarray of int
+        Blocks whose correction stopped on the exit strategy (copied as they stood).
+    swaps : DataFrame
+        One line per accepted swap: ``block``, ``out_row`` (moved down to the
+        next block), ``in_row`` (moved up, possibly modified), ``cost_before``
+        and ``cost_after`` of ``in_row``, ``rho_before`` and ``rho_after`` of
+        the block (NaN before: the block had one group). Without ``beta``,
+        ``rho_after >= rho_before``; with it, ``rho_after >= min(rho_before, 1 - beta)``.
+    """
+
+    block: np.ndarray = None
+    block_sizes: np.ndarray = None
+    blocks_unfair_before: int = 0
+    blocks_unfair_after: int = 0
+    block_rho_before: np.ndarray = None
+    block_rho_after: np.ndarray = None
+    exited_blocks: np.ndarray = None
+    swaps: pd.DataFrame = None
+    _share_before: np.ndarray = None
+    _share_after: np.ndarray = None
+    _fair_before: np.ndarray = None
+    _fair_after: np.ndarray = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """One line per block: size, protected share and fairness before/after, rho before/after, swaps."""
+        nb = len(self.block_sizes)
+        frame = pd.DataFrame({"block": np.arange(nb), "size": self.block_sizes})
+        for when, share in (("before", self._share_before), ("after", self._share_after)):
+            if len(self.protected) == 1:
+                frame[f"share_{when}"] = share[:, 0]
+            else:
+                for i, lab in enumerate(self.protected):
+                    frame[f"share_{when}[{lab}]"] = share[:, i]
+        frame["fair_before"] = self._fair_before
+        frame["fair_after"] = self._fair_after
+        frame["rho_before"] = self.block_rho_before
+        frame["rho_after"] = self.block_rho_after
+        frame["swaps"] = np.bincount(self.swaps["block"].to_numpy(dtype=int), minlength=nb) if len(self.swaps) else 0
+        frame["exited"] = np.isin(np.arange(nb), self.exited_blocks)
+        return frame
+
+    def __repr__(self) -> str:
+        return (f"RaguelBlockResult(blocks={len(self.block_sizes)}, swaps={len(self.swaps)}, changed={self.n_changed}, "
+                f"unfair blocks {self.blocks_unfair_before} -> {self.blocks_unfair_after}, "
+                f"rho {self.rho_before:.3f} -> {self.rho_after:.3f})")
+
+
+def _block_sizes(n, n_blocks, block_size):
+    if (n_blocks is None) == (block_size is None):
+        raise ValueError(
+            f"give exactly one of n_blocks and block_size (got n_blocks={n_blocks!r}, block_size={block_size!r})."
+        )
+    if block_size is not None:
+        b = _check_int(block_size, "block_size")
+        if not 2 <= b <= n:
+            raise ValueError(f"block_size={b} must lie in [2, {n}] (the number of rows); a block needs two records.")
+        sizes = [b] * (n // b) + ([n % b] if n % b else [])
+    else:
+        k = _check_int(n_blocks, "n_blocks")
+        if not 1 <= k <= n // 2:
+            raise ValueError(f"n_blocks={k} must lie in [1, {n // 2}] so that every block holds at least two records.")
+        b = n // k
+        sizes = [b] * (k - 1) + [n - b * (k - 1)]
+    return np.asarray(sizes, dtype=int)
+
+
+def _block_stats(block_of_pos, order, codes, cost, G, P, nb, sizes):
+    """Per block: protected shares, fair flags (Def. 3.1) and rho."""
+    key = block_of_pos * G + codes[order]
+    counts = np.bincount(key, minlength=nb * G).reshape(nb, G).astype(float)
+    sums = np.bincount(key, weights=cost[order], minlength=nb * G).reshape(nb, G)
+    share = counts[:, P] / sizes[:, None]
+    rho = np.array([_rho(sums[i], counts[i]) for i in range(nb)])
+    return share, rho
+
+
+def raguel_block(X, groups, *, coef, intercept, weights, steps, protected, n_blocks=None, block_size=None,
+                 immutable=None, bounds=None, tolerance=1 / 3, max_steps=10_000, beta=None) -> RaguelBlockResult:
+    """RAGUEL-Block (Algorithm 2): fair representation and recourse fairness block by block.
+
+    Reading implemented:
+
+    1. Rank rows by closed-form recourse cost (ties by row position) and cut
+       the ranking into consecutive blocks: ``block_size`` rows each (the last
+       block takes the remainder), or ``n_blocks`` equal blocks (the last
+       takes the remainder). Give exactly one of the two.
+    2. For each block :math:`B_i` but the last, while :math:`B_i` fails fair
+       representation (Definition 3.1 on the block as a set, against the
+       population shares): choose the swap of groups (out: over-represented
+       :math:`o`, in: under-represented :math:`u`) that most reduces the
+       block's distance to its bands — for two groups the only one; move
+       :math:`B_i`'s lowest-ranked member :math:`z` of :math:`o` to the
+       front of :math:`B_{i+1}`; take the highest-ranked member :math:`y` of
+       :math:`u` in :math:`B_{i+1}` that can be modified (same attribute
+       order as :func:`raguel`, fewest steps) until its cost is at most the
+       largest cost remaining in :math:`B_i` (so it belongs there) **and** the
+       block's :math:`\\rho` does not decrease. The last condition is our
+       reading of Eq. 3, whose purpose (Theorem 3.5) is that a swap improves
+       recourse fairness: we check it directly,
+       :math:`\\rho(B_i \\setminus \\{z\\} \\cup \\{y'\\}) \\ge \\rho(B_i)`; a
+       block with a single group has no :math:`\\rho` and any swap is
+       accepted (the theorem's trivial case). The minimal modification meeting
+       both conditions is computed in closed form (the allowed costs form an
+       interval) and checked exactly.
+    3. If no member of :math:`u` in :math:`B_{i+1}` works, the move is undone
+       and the block is copied as it stands (exit strategy, ``exited_blocks``);
+       the next block is processed.
+
+    *Blocks whose rho is already near 1.* The costs inside a block of a
+    cost-sorted list are close, so a block's :math:`\\rho` is typically
+    0.999+; "rho must not decrease" then leaves a window of admissible costs
+    for :math:`y'` narrower than one step, and most swaps are refused (see
+    ``benchmarks/ranking.py``). With ``beta`` (an extension, default None =
+    the strict reading above) a swap is also accepted when the block stays
+    recourse-fair by Definition 3.4, :math:`\\rho(B_i') \\ge 1 - \\beta` —
+    Algorithm 2's "until ... Definition 3.4" — i.e. the threshold becomes
+    :math:`\\min(\\rho(B_i), 1 - \\beta)`.
+
+    Records move at most once, by one block: a row moved down is not moved
+    again, and candidates come only from the next block. Blocks are kept
+    sorted by current cost (ties by initial rank). Each swap costs O(b) for a
+    block of b rows, so the whole pass is O(n b).
+
+    Parameters
+    ----------
+    X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps
+        As in :func:`raguel`.
+    n_blocks : int, optional
+    block_size : int, optional
+    beta : float in [0, 1], optional
+        Also accept swaps that keep the block's rho >= 1 - beta (see above).
+
+    Returns
+    -------
+    RaguelBlockResult
+
+    Examples
+    --------
+    Example 1 with blocks of two (the paper's Section 3.4): Chiara lowers
+    her loan amount until she belongs to the first block (cost 1/3, Abdul's).
+
+    >>> import numpy as np
+    >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
+    >>> res = raguel_block(X, ["M", "M", "F", "F"], coef=[-2, 1], intercept=0, weights=[0.5, 1.0],
+    ...                    steps=[0.05, 1], protected="F", tolerance=1 / 2, block_size=2)
+    >>> res.order.tolist(), round(float(res.X_new[2, 0]), 2), res.blocks_unfair_before, res.blocks_unfair_after
+    ([0, 2, 1, 3], 2.5, 2, 0)
+    """
+    start = time.perf_counter()
+    beta = _check_beta(beta)
+    A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
+        X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps)
+    n, G = A.shape[0], len(labels)
+    sizes = _block_sizes(n, n_blocks, block_size)
+    nb = len(sizes)
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    rank_of = np.empty(n, dtype=np.int64)
+    rank_of[rank0] = np.arange(n)
+    cost_cur = engine.cost0.copy()
+    min_cost = engine.min_cost
+    moved = np.zeros(n, dtype=bool)
+    new_rows, records, swaps, exited = {}, [], [], []
+    out_parts = []
+
+    P_list, p_list, a_list = P.tolist(), p.tolist(), alpha.tolist()
+    cur = rank0[starts[0]:starts[1]].copy()
+    for i in range(nb):
+        last = i == nb - 1
+        if not last:
+            nxt = rank0[starts[i + 1]:starts[i + 2]].copy()
+            size = len(cur)
+            # state of B_i and B_{i+1}, updated in place: a swap writes y over z in B_i and z over y in B_{i+1}
+            gcur, ccur, mov = codes[cur], cost_cur[cur], moved[cur].copy()
+            cnt = np.bincount(gcur, minlength=G).astype(float).tolist()
+            sm = np.bincount(gcur, weights=ccur, minlength=G).tolist()
+            movable_cnt = np.bincount(gcur[~mov], minlength=G).tolist()
+            gnxt, mc_nxt = codes[nxt], min_cost[nxt]
+            avail = np.ones(len(nxt), dtype=bool)
+            avail_cnt = np.bincount(gnxt, minlength=G).tolist()
+            while True:
+                V = _violation(cnt, size, P_list, p_list, a_list)
+                if V <= 0:
+                    break
+                pairs = []
+                for o in range(G):
+                    if movable_cnt[o] == 0:
+                        continue
+                    for u in range(G):
+                        if u == o or avail_cnt[u] == 0:
+                            continue
+                        cnt[o] -= 1
+                        cnt[u] += 1
+                        dv = _violation(cnt, size, P_list, p_list, a_list) - V
+                        cnt[o] += 1
+                        cnt[u] -= 1
+                        if dv < -_SLACK:
+                            pairs.append((dv, int(o not in P_list), o, u))
+                pairs.sort()
+                rho_before = _rho(sm, cnt)
+                threshold = rho_before if beta is None else min(rho_before, 1 - beta)
+                done = False
+                for _, _, o, u in pairs:
+                    # z: the lowest-ranked movable member of o, i.e. the highest (cost, initial rank)
+                    elig = np.flatnonzero((gcur == o) & ~mov)
+                    ce = ccur[elig]
+                    tied = elig[ce == ce.max()]
+                    zi = int(tied[np.argmax(rank_of[cur[tied]])]) if len(tied) > 1 else int(tied[0])
+                    z, cz = int(cur[zi]), float(ccur[zi])
+                    ccur[zi] = -np.inf
+                    T = float(ccur.max())  # the largest cost remaining in B_i
+                    ccur[zi] = cz
+                    sums_r, cnt_r = list(sm), list(cnt)
+                    sums_r[o] -= cz
+                    cnt_r[o] -= 1
+                    if math.isnan(rho_before):  # a single group in B_i: any swap improves (Theorem 3.5)
+                        iv, accept = (-np.inf, np.inf), None
+                    else:
+                        iv = _rho_interval(sums_r, cnt_r, u, threshold)
+                        if iv is None or iv[0] > min(T, iv[1]):  # no admissible cost for y' in B_i
+                            continue
+
+                        def accept(c, i_, u=u, sums_r=sums_r, cnt_r=cnt_r, q=threshold):
+                            s2, c2 = list(sums_r), list(cnt_r)
+                            s2[u] += c
+                            c2[u] += 1
+                            rho = _rho(s2, c2)
+                            return (not math.isnan(rho)) and rho >= q - _RHO_SLACK
+                    cand = np.flatnonzero((gnxt == u) & avail & (mc_nxt <= min(T, iv[1])))
+                    if np.isfinite(iv[0]):  # moves only lower a cost: rows below the window cannot get into it
+                        cand = cand[cost_cur[nxt[cand]] >= iv[0] - 1e-9 * (1 + abs(iv[0]))]
+                    if cand.size == 0:
+                        continue
+                    hit = engine.find_first(nxt[cand], T, strict=False, c_lo=np.full(len(cand), iv[0]),
+                                            c_hi=np.full(len(cand), iv[1]), accept=accept)
+                    if hit is None:
+                        continue
+                    yi = int(cand[hit[0]])
+                    y = int(nxt[yi])
+                    x_new, c_new, cols, eff = hit[1]
+                    if len(cols):
+                        new_rows[y] = x_new
+                        records.append((y, cols, eff))
+                    before_y = float(cost_cur[y])
+                    cost_cur[y] = c_new
+                    moved[y] = moved[z] = True
+                    cur[zi], gcur[zi], ccur[zi], mov[zi] = y, u, c_new, True
+                    nxt[yi], gnxt[yi], avail[yi] = z, o, False
+                    movable_cnt[o] -= 1
+                    avail_cnt[u] -= 1
+                    sm, cnt = sums_r, cnt_r
+                    sm[u] += c_new
+                    cnt[u] += 1
+                    swaps.append((i, z, y, before_y, c_new, rho_before, _rho(sm, cnt)))
+                    done = True
+                    break
+                if not done:
+                    exited.append(i)
+                    break
+        cur = cur[np.lexsort((rank_of[cur], cost_cur[cur]))]  # blocks sorted by current cost
+        out_parts.append(cur)
+        if not last:
+            cur = nxt
+    order = np.concatenate(out_parts).astype(int)
+    block_of_pos = np.repeat(np.arange(nb), sizes)
+    share_b, rho_b = _block_stats(block_of_pos, rank0, codes, engine.cost0, G, P, nb, sizes)
+    share_a, rho_a = _block_stats(block_of_pos, order, codes, cost_cur, G, P, nb, sizes)
+    fair_b = np.all(np.abs(share_b - p) <= alpha + _SLACK, axis=1)
+    fair_a = np.all(np.abs(share_a - p) <= alpha + _SLACK, axis=1)
+    X_new = A.copy()
+    changed = np.zeros(n, dtype=bool)
+    for y, xr in new_rows.items():
+        X_new[y] = xr
+        changed[y] = True
+    swaps_df = pd.DataFrame(swaps, columns=["block", "out_row", "in_row", "cost_before", "cost_after",
+                                            "rho_before", "rho_after"])
+    return RaguelBlockResult(
+        order=_frozen(order), X_new=_as_like(X_new, X, index), cost=_frozen(engine.cost0),
+        cost_new=_frozen(cost_cur), changed=_frozen(changed),
+        interventions=_interventions(records, columns, A, engine, cost_cur),
+        exit_at=int(starts[exited[0]]) if exited else None, unattainable=_frozen(np.zeros(0, dtype=int)),
+        groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected=tuple(labels[i] for i in P),
+        p={labels[i]: float(v) for i, v in zip(P, p)}, tolerance=t, beta=beta,
+        runtime=time.perf_counter() - start,
+        block=_frozen(block_of_pos), block_sizes=_frozen(sizes),
+        blocks_unfair_before=int(np.count_nonzero(~fair_b)), blocks_unfair_after=int(np.count_nonzero(~fair_a)),
+        block_rho_before=_frozen(rho_b), block_rho_after=_frozen(rho_a),
+        exited_blocks=_frozen(np.asarray(exited, dtype=int)), swaps=swaps_df,
+        _share_before=_frozen(share_b), _share_after=_frozen(share_a),
+        _fair_before=_frozen(fair_b), _fair_after=_frozen(fair_a),
+    )
+
+
+# --------------------------------------------------------------------------- ranking-quality metrics
+
+
+def _metric_setup(protected_in_order, cutoff):
+    arr = np.asarray(protected_in_order)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"protected_in_order has shape {arr.shape}; give one flag per ranked record (1-d).")
+    if arr.dtype != bool:
+        values = set(np.unique(arr).tolist())
+        if not values <= {0, 1}:
+            raise ValueError(f"protected_in_order must be boolean or 0/1 (1 = protected); found {sorted(values)[:5]}.")
+        arr = arr.astype(bool)
+    cutoff = _check_int(cutoff, "cutoff")
+    N = arr.size
+    if cutoff < 2:
+        raise ValueError(f"cutoff={cutoff} must be >= 2 (the discount 1/log2(i) is infinite at i = 1).")
+    if cutoff > N:
+        raise ValueError(f"cutoff={cutoff} is larger than the ranking ({N} records); use cutoff <= {N}.")
+    S = int(arr.sum())
+    if S == 0 or S == N:
+        raise ValueError(
+            f"protected_in_order has a single value ({'all' if S == N else 'no'} records protected); the metrics "
+            "compare a protected group with the rest."
+        )
+    cuts = np.arange(cutoff, N + 1, cutoff)
+    return np.cumsum(arr)[cuts - 1].astype(float), cuts.astype(float), float(S), float(N)
+
+
+def _raw(measure, c, i, S, N):
+    disc = 1.0 / np.log2(i)
+    if measure == "rND":
+        terms = np.abs(c / i - S / N)
+    elif measure == "rRD":
+        rest = i - c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(rest > 0, c / np.where(rest > 0, rest, 1.0), 0.0)
+        overall = S / (N - S) if N > S else 0.0
+        terms = np.abs(ratio - overall)
+    else:
+        P1 = c / i
+        Q1 = S / N
+        P = np.stack([P1, 1 - P1])
+        Q = np.array([Q1, 1 - Q1])[:, None]
+        terms = np.sum(P * (np.log(np.maximum(P, _KL_EPS)) - np.log(np.maximum(Q, _KL_EPS))), axis=0)
+    return float(np.sum(disc * terms))
+
+
+def _normalised(measure, protected_in_order, cutoff):
+    c, i, S, N = _metric_setup(protected_in_order, cutoff)
+    raw = _raw(measure, c, i, S, N)
+    bottom = np.maximum(0.0, i - (N - S))  # all protected at the bottom
+    top = np.minimum(i, S)  # all protected at the top
+    Z = max(_raw(measure, bottom, i, S, N), _raw(measure, top, i, S, N))
+    return 0.0 if Z <= 0 else float(min(raw / Z, 1.0))  # only rRD can exceed its Z (see rrd)
+
+
+def rnd(protected_in_order, cutoff=10) -> float:
+    """Normalised discounted difference rND :cite:p:`yang2017measuring`.
+
+    .. math:: \\mathrm{rND} = \\frac{1}{Z} \\sum_{i = 10, 20, \\dots}^{N}
+              \\frac{1}{\\log_2 i} \\left| \\frac{S^+_i}{i} - \\frac{S^+}{N} \\right|
+
+    with :math:`S^+_i` the protected count in the top :math:`i`. :math:`Z` is
+    the unnormalised value of the most unfair ranking with the same
+    :math:`N` and :math:`S^+`: the larger of "all protected at the bottom"
+    and "all protected at the top" (both are computed). 0 for a ranking whose
+    every cut-off has the overall share, 1 at the worst case; 0 as well when
+    the only cut-off is the whole list (:math:`N < 2c`).
+
+    Parameters
+    ----------
+    protected_in_order : array of bool or 0/1, shape (N,)
+        Whether each record, in rank order (best first), is protected.
+    cutoff : int, default 10
+        Step of the cut-offs :math:`i = c, 2c, \\dots \\le N`.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> rnd([1, 0, 0, 1, 0, 0, 1, 0, 0, 0] * 3), rnd([1] * 10 + [0] * 20)
+    (0.0, 1.0)
+    """
+    return _normalised("rND", protected_in_order, cutoff)
+
+
+def rkl(protected_in_order, cutoff=10) -> float:
+    """Normalised discounted KL-divergence rKL :cite:p:`yang2017measuring`.
+
+    .. math:: \\mathrm{rKL} = \\frac{1}{Z} \\sum_{i} \\frac{1}{\\log_2 i}
+              D_{KL}(P_i \\,\\|\\, Q), \\quad
+              P_i = \\left(\\tfrac{S^+_i}{i}, \\tfrac{S^-_i}{i}\\right), \\;
+              Q = \\left(\\tfrac{S^+}{N}, \\tfrac{S^-}{N}\\right)
+
+    A zero probability inside a logarithm is replaced by 1e-12 (its term is
+    then 0, the limit of :math:`P \\log P`); nothing else is smoothed.
+    :math:`Z` as in :func:`rnd`.
+
+    Parameters
+    ----------
+    protected_in_order : array of bool or 0/1, shape (N,)
+        Whether each record, in rank order (best first), is protected.
+    cutoff : int, default 10
+        Step of the cut-offs :math:`i = c, 2c, \\dots \\le N`.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> rkl([1, 0, 0, 1, 0, 0, 1, 0, 0, 0] * 3), rkl([1] * 10 + [0] * 20)
+    (0.0, 1.0)
+    """
+    return _normalised("rKL", protected_in_order, cutoff)
+
+
+def rrd(protected_in_order, cutoff=10) -> float:
+    """Normalised discounted ratio rRD :cite:p:`yang2017measuring`.
+
+    .. math:: \\mathrm{rRD} = \\frac{1}{Z} \\sum_{i} \\frac{1}{\\log_2 i}
+              \\left| \\frac{S^+_i}{S^-_i} - \\frac{S^+}{S^-} \\right|
+
+    A ratio with a zero denominator (no non-protected record in the top
+    :math:`i`) counts as 0, as in the authors' FairRank code. :math:`Z` as in
+    :func:`rnd`. Meant for a protected minority.
+
+    Because of the zero-denominator convention the all-protected-on-top
+    ranking looks milder than, e.g., one non-protected record followed by
+    all the protected ones, so for rRD (unlike rND and rKL, whose worst case
+    is always one of the two extremes — checked by enumeration) a ranking
+    can exceed :math:`Z`; the value is then capped at 1.
+
+    Parameters
+    ----------
+    protected_in_order : array of bool or 0/1, shape (N,)
+        Whether each record, in rank order (best first), is protected.
+    cutoff : int, default 10
+        Step of the cut-offs :math:`i = c, 2c, \\dots \\le N`.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> rrd([1, 0, 0, 1, 0, 0, 1, 0, 0, 0] * 3), rrd([1] * 10 + [0] * 20)
+    (0.0, 1.0)
+    """
+    return _normalised("rRD", protected_in_order, cutoff)
+
+
+def ranking_metrics(protected_in_order, cutoff=10) -> dict:
+    """rKL, rND and rRD of a ranking (see :func:`rkl`, :func:`rnd`, :func:`rrd`).
+
+    Returns
+    -------
+    dict
+        ``{"rKL": ..., "rND": ..., "rRD": ...}`` (``pd.Series(...)`` for a table).
+
+    Examples
+    --------
+    >>> {k: round(v, 3) for k, v in ranking_metrics([1] * 10 + [0] * 20).items()}
+    {'rKL': 1.0, 'rND': 1.0, 'rRD': 1.0}
+    """
+    return {name: _normalised(name, protected_in_order, cutoff) for name in ("rKL", "rND", "rRD")}
+
+
+# --------------------------------------------------------------------------- FA*IR
+
+
+def _fair_params(k, p, alpha):
+    k = _check_int(k, "k")
+    if k < 1:
+        raise ValueError(f"k={k} must be >= 1 (the length of the ranking to build).")
+    p = _check_real(p, "p")
+    if not 0 < p < 1:
+        raise ValueError(f"p={p!r} must lie strictly between 0 and 1: the target minimum protected proportion.")
+    alpha = _check_real(alpha, "alpha")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 1 (the significance level).")
+    return k, p, alpha
+
+
+def _mtable(k, p, alpha):
+    m = binom.ppf(alpha, np.arange(1, k + 1), p)
+    return np.maximum(np.nan_to_num(m, nan=0.0), 0).astype(int)
+
+
+def fair_minimum_table(k, p, alpha) -> np.ndarray:
+    """FA*IR's table of minimum protected counts :cite:p:`zehlike2017fair` (unadjusted).
+
+    .. math:: m(i) = F^{-1}(\\alpha;\\, i, p), \\qquad i = 1, \\dots, k ,
+
+    the :math:`\\alpha`-quantile of the binomial distribution: a prefix of
+    length :math:`i` with fewer than :math:`m(i)` protected records would be
+    rejected by a one-sided binomial test at level :math:`\\alpha`.
+
+    Parameters
+    ----------
+    k : int >= 1
+    p : float in (0, 1)
+        Target minimum proportion of protected records.
+    alpha : float in (0, 1)
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+        ``m[i - 1]`` for prefix length ``i``.
+
+    Examples
+    --------
+    >>> fair_minimum_table(20, 0.25, 0.1).tolist()
+    [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3]
+    """
+    k, p, alpha = _fair_params(k, p, alpha)
+    return _mtable(k, p, alpha)
+
+
+def _fail_probability(m: np.ndarray, p: float) -> float:
+    """Probability that a random ranking (each position protected w.p. p) fails the table.
+
+    Exact dynamic programme over the protected count. Like fairsearchcore,
+    positions 1..k-1 are tested (its auxiliary table skips the last position).
+    """
+    k = len(m)
+    dist = np.zeros(k + 1)
+    dist[0] = 1.0
+    for i in range(1, k):
+        new = dist * (1 - p)
+        new[1:] += dist[:-1] * p
+        dist = new
+        dist[: m[i - 1]] = 0.0
+    success = float(dist.sum())
+    return 0.0 if success == 0 else 1.0 - success
+
+
+def fair_adjusted_alpha(k, p, alpha) -> float:
+    """FA*IR's corrected significance level for testing every prefix (multiple-testing adjustment).
+
+    Testing each of the k prefixes at level :math:`\\alpha` rejects a truly
+    random (fair) ranking more often than :math:`\\alpha`. The failure
+    probability of a table — the chance that a ranking whose positions are
+    independently protected with probability :math:`p` falls below
+    :math:`m(i)` somewhere — is computed exactly by a dynamic programme over
+    the protected count, and :math:`\\alpha_c` is found by bisection on
+    :math:`[0, \\alpha]` with the stopping rule of the reference
+    implementation (fairsearchcore): bisect on the failure probability; stop
+    when the tables at the bracket ends differ by one protected record in
+    total (or the bracket is narrower than 1e-12) and return the end whose
+    failure probability is closest to :math:`\\alpha` (ties: the lower end);
+    when the tables at the lower end, midpoint and upper end differ by one
+    record each, return the closest of the three.
+
+    Notes
+    -----
+    Two properties of the reference are replicated on purpose so that the
+    published values reproduce (e.g. 0.078125 for k = 20, p = 0.25,
+    alpha = 0.1, and 0.0796875 for k = 30, p = 0.3, alpha = 0.15): the
+    failure probability tests positions 1..k-1 (not the last position), and
+    the chosen table is the *closest* to :math:`\\alpha`, which can fail
+    slightly more often than :math:`\\alpha` (0.105 in the first example).
+
+    Returns
+    -------
+    float
+        :math:`\\alpha_c \\le \\alpha`; use ``fair_minimum_table(k, p, alpha_c)``.
+
+    Examples
+    --------
+    >>> fair_adjusted_alpha(20, 0.25, 0.1)
+    0.078125
+    >>> fair_minimum_table(20, 0.25, fair_adjusted_alpha(20, 0.25, 0.1)).tolist()
+    [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
+    """
+    k, p, alpha = _fair_params(k, p, alpha)
+
+    def boundary(a):
+        m = _mtable(k, p, a)
+        return a, _fail_probability(m, p), int(m.sum())
+
+    lo, hi = boundary(0.0), boundary(alpha)
+    mid = boundary(alpha / 2)
+    while lo[2] < hi[2] and mid[1] != alpha:
+        if mid[1] < alpha:
+            lo = mid
+        elif mid[1] > alpha:
+            hi = mid
+        mid = boundary((lo[0] + hi[0]) / 2)
+        if hi[2] - lo[2] == 1 or hi[0] - lo[0] <= 1e-12:
+            best = lo if abs(lo[1] - alpha) <= abs(hi[1] - alpha) else hi
+            return float(round(best[0], 15))
+        if hi[2] - mid[2] == 1 and mid[2] - lo[2] == 1:
+            d_lo, d_hi, d_mid = abs(lo[1] - alpha), abs(hi[1] - alpha), abs(mid[1] - alpha)
+            if d_mid <= d_hi and d_mid <= d_lo:
+                return float(round(mid[0], 15))
+            if d_lo <= d_mid and d_lo <= d_hi:
+                return float(round(lo[0], 15))
+            return float(round(hi[0], 15))
+    return float(round(mid[0], 15))
+
+
+def fair_rerank(scores_or_order, protected, *, p=None, alpha=0.1, k=None, adjust=True, kind="order") -> np.ndarray:
+    """FA*IR top-k re-ranking :cite:p:`zehlike2017fair`.
+
+    At each position :math:`i = 1, \\dots, k`: if fewer than :math:`m(i)`
+    protected records have been placed, take the best remaining protected
+    record; otherwise take the best remaining record overall. When one side
+    runs out, the other fills the list (the table can then fail; with
+    enough protected records the output satisfies it at every prefix).
+
+    Parameters
+    ----------
+    scores_or_order : array, shape (n,)
+        With ``kind="order"`` (default) a ranking: row positions, best first
+        (e.g. ``np.argsort(cost)`` or ``raguel(...).initial_order``). With
+        ``kind="score"`` one score per row, higher is better; with
+        ``kind="cost"`` one cost per row, lower is better (ties: row position).
+    protected : array of bool or 0/1, shape (n,)
+        Per row (original row order, not rank order).
+    p : float in (0, 1), optional
+        Target minimum protected proportion; default: the share of protected rows.
+    alpha : float in (0, 1), default 0.1
+    k : int, optional
+        Length of the output (default n).
+    adjust : bool, default True
+        Use the multiple-testing adjusted :math:`\\alpha_c`
+        (:func:`fair_adjusted_alpha`); otherwise the raw table.
+    kind : {"order", "score", "cost"}
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+        Row positions, best first.
+
+    Examples
+    --------
+    >>> fair_rerank(list(range(10)), [0] * 7 + [1] * 3, p=0.3, alpha=0.1, adjust=False).tolist()
+    [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
+    """
+    prot = np.asarray(protected)
+    if prot.ndim != 1:
+        raise ValueError(f"protected has shape {prot.shape}; give one flag per row.")
+    n = prot.size
+    if prot.dtype != bool:
+        values = set(np.unique(prot).tolist())
+        if not values <= {0, 1}:
+            raise ValueError(f"protected must be boolean or 0/1 (1 = protected); found {sorted(values)[:5]}.")
+        prot = prot.astype(bool)
+    values = np.asarray(scores_or_order)
+    if values.shape != (n,):
+        raise ValueError(f"scores_or_order has shape {values.shape} but protected has {n} entries; give one per row.")
+    if kind == "order":
+        order = values.astype(int)
+        if not np.array_equal(np.sort(order), np.arange(n)):
+            raise ValueError("scores_or_order with kind='order' must be a permutation of the row positions 0..n-1; "
+                             "pass kind='score' or kind='cost' for values.")
+    elif kind in ("score", "cost"):
+        v = values.astype(float)
+        if np.isnan(v).any():
+            raise ValueError(f"scores_or_order has NaN {kind}s.")
+        order = np.lexsort((np.arange(n), -v if kind == "score" else v))
+    else:
+        raise ValueError(f"kind={kind!r} is not supported; use 'order', 'score' or 'cost'.")
+    if p is None:
+        p = float(prot.mean())
+    k = n if k is None else k
+    k, p, alpha = _fair_params(k, p, alpha)
+    if k > n:
+        raise ValueError(f"k={k} is larger than the {n} records; use k <= {n}.")
+    a = fair_adjusted_alpha(k, p, alpha) if adjust else alpha
+    m = _mtable(k, p, a)
+    pro = order[prot[order]].tolist()
+    non = order[~prot[order]].tolist()
+    rank = np.empty(n, dtype=int)
+    rank[order] = np.arange(n)
+    out, ip, inn = [], 0, 0
+    for i in range(k):
+        if ip < len(pro) and (ip < m[i] or inn >= len(non) or rank[pro[ip]] < rank[non[inn]]):
+            out.append(pro[ip])
+            ip += 1
+        else:
+            out.append(non[inn])
+            inn += 1
+    return np.asarray(out, dtype=int)
