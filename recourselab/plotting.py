@@ -30,6 +30,10 @@ __all__ = [
     "plot_attribute_change_frequency",
     "plot_auc_curves",
     "plot_dag",
+    "REGIME_COLOURS",
+    "plot_attribution_pair",
+    "plot_regime_shares",
+    "plot_pfr_cec",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -382,4 +386,114 @@ def plot_dag(dag, *, positions=None, highlight=(), decision: str | None = None, 
     ax.set_axis_off()
     ax.set_title(title or "")
     ax.margins(0.15)
+    return ax
+
+
+#: Colours of the four fairness regimes of explanation consistency (A fully fair ... D both unfair).
+REGIME_COLOURS = {"A": "#009E73", "B": "#E69F00", "C": "#56B4E9", "D": "#D55E00"}
+_REGIME_NAMES = {"A": "A: same outcome, same reasoning", "B": "B: same outcome, different reasoning",
+                 "C": "C: different outcome, same reasoning", "D": "D: different outcome, different reasoning"}
+
+
+def plot_attribution_pair(attributions, attributions_cf, feature_names, *, labels=("factual", "counterfactual"),
+                          normalise: bool = True, top: int | None = None, ax=None, title: str | None = None):
+    """Side-by-side bars of two attribution vectors (a factual and its counterfactual).
+
+    Parameters
+    ----------
+    attributions, attributions_cf : array of shape (d,)
+        Feature attributions (e.g. integrated gradients) of the two individuals.
+    feature_names : sequence of str
+        One name per feature.
+    labels : pair of str
+        Legend labels, drawn in the two group colours.
+    normalise : bool
+        Divide each vector by its L2 norm first (as the CEC score does), so the
+        bars show the *direction* of the reasoning.
+    top : int, optional
+        Show only the ``top`` features with the largest absolute attribution in either vector.
+    """
+    g = np.asarray(attributions, dtype=float).ravel()
+    h = np.asarray(attributions_cf, dtype=float).ravel()
+    names = list(feature_names)
+    if not (len(g) == len(h) == len(names)):
+        raise ValueError(f"attributions ({len(g)}), attributions_cf ({len(h)}) and feature_names ({len(names)}) "
+                         "must have the same length.")
+    if normalise:
+        g = g / (np.linalg.norm(g) + 1e-8)
+        h = h / (np.linalg.norm(h) + 1e-8)
+    keep = np.argsort(-np.maximum(np.abs(g), np.abs(h)), kind="stable")
+    if top is not None:
+        keep = keep[:top]
+    frame = pd.DataFrame({"feature": [names[i] for i in keep] * 2,
+                          "attribution": np.concatenate([g[keep], h[keep]]),
+                          "who": [labels[0]] * len(keep) + [labels[1]] * len(keep)})
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.42 * len(keep)))
+    sns.barplot(data=frame, y="feature", x="attribution", hue="who", palette=dict(zip(labels, GROUP_COLOURS)),
+                ax=ax, orient="h")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set(xlabel="normalised attribution (share of the L2 norm)" if normalise else "attribution (logit units)",
+           ylabel="", title=title or "")
+    ax.legend(title="", loc="best", fontsize=9)
+    return ax
+
+
+def plot_regime_shares(shares: pd.DataFrame, *, ax=None, title: str | None = None):
+    """Stacked horizontal bars of the regime shares (columns A-D, rows = models or variants).
+
+    ``shares`` holds fractions (rows sum to 1), e.g. one
+    :class:`~recourselab.cec.RegimeResult` ``shares`` per model stacked into a frame.
+    """
+    if not isinstance(shares, pd.DataFrame) or not set("ABCD") <= set(shares.columns):
+        raise ValueError("shares must be a DataFrame with columns 'A', 'B', 'C' and 'D' (fractions per row).")
+    shares = shares[list("ABCD")].astype(float)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.5, 0.9 + 0.5 * len(shares)))
+    left = np.zeros(len(shares))
+    rows = np.arange(len(shares))
+    for regime in "ABCD":
+        width = 100 * shares[regime].to_numpy()
+        ax.barh(rows, width, left=left, color=REGIME_COLOURS[regime], label=_REGIME_NAMES[regime])
+        for r, (l, w) in enumerate(zip(left, width)):
+            if w >= 6:
+                ax.text(l + w / 2, r, f"{w:.0f}", ha="center", va="center", fontsize=9, color="black")
+        left += width
+    ax.set_yticks(rows, labels=[str(i) for i in shares.index])
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 100), xlabel="share of matched individuals (%)", ylabel="", title=title or "")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+    return ax
+
+
+def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: str = "method",
+                 xerr: str | None = None, yerr: str | None = None, pfr_line: float | None = None,
+                 cec_line: float | None = None, ax=None, title: str | None = None):
+    """Models placed by prediction flip rate (x) and mean CEC score (y), as in the CEC paper's Fig. 4.
+
+    Optional guide lines ``pfr_line`` and ``cec_line`` split the plane into the
+    four regime quadrants (low/low = A, low PFR and high CEC = B, ...). They are
+    visual guides only: regimes are assigned per individual, not per model.
+    """
+    for column in [x, y, label] + [c for c in (xerr, yerr) if c is not None]:
+        if column not in frame.columns:
+            raise ValueError(f"frame has no column {column!r}; columns are {list(frame.columns)}.")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 5))
+    colours = dict(zip(frame[label], (GROUP_COLOURS + _MORE_COLOURS) * 2))
+    for _, row in frame.iterrows():
+        ax.errorbar(row[x], row[y], xerr=None if xerr is None else row[xerr], yerr=None if yerr is None else row[yerr],
+                    fmt="o", ms=8, color=colours[row[label]], capsize=3)
+        ax.annotate(str(row[label]), (row[x], row[y]), xytext=(7, 4), textcoords="offset points", fontsize=9)
+    x_max = max(float(frame[x].max()) * 1.35, (pfr_line or 0) * 1.5, 0.05)
+    y_max = max(float(frame[y].max()) * 1.2, (cec_line or 0) * 1.5)
+    ax.set(xlim=(0, x_max), ylim=(0, min(1.0, y_max)))
+    if pfr_line is not None and cec_line is not None:
+        ax.axvline(pfr_line, color="0.5", ls=":", lw=1)
+        ax.axhline(cec_line, color="0.5", ls=":", lw=1)
+        for text, (px, py) in {"A": (0.02, 0.03), "B": (0.02, 0.93), "C": (0.93, 0.03), "D": (0.93, 0.93)}.items():
+            ax.text(px, py, text, transform=ax.transAxes, fontsize=13, fontweight="bold",
+                    color=REGIME_COLOURS[text], alpha=0.8)
+    ax.set(xlabel="prediction flip rate (share of pairs with different decisions)",
+           ylabel="mean CEC score (0 = same reasoning)", title=title or "")
     return ax

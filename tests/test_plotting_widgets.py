@@ -55,3 +55,24 @@ def test_explorer_calls_update_with_control_values():
         widgets.slider("k", 20, 1, 10, 1)
     with pytest.raises(ValueError, match="controls is empty"):
         widgets.explorer(lambda: None, {})
+
+
+def test_explanation_figures_draw_what_they_are_given():
+    plotting.set_theme()
+    ax = plotting.plot_attribution_pair([3.0, 4.0, 0.0], [0.0, 4.0, -3.0], ["a", "b", "c"], top=2)
+    widths = sorted(round(p.get_width(), 6) for p in ax.patches if p.get_height() > 0)
+    # top-2 features by |attribution| are b (0.8, 0.8) and a (0.6, 0.0) after L2 normalisation
+    assert widths == [0.0, 0.6, 0.8, 0.8]
+    with pytest.raises(ValueError, match="same length"):
+        plotting.plot_attribution_pair([1.0], [1.0, 2.0], ["a"])
+    shares = pd.DataFrame({"A": [0.5, 0.1], "B": [0.3, 0.7], "C": [0.1, 0.1], "D": [0.1, 0.1]}, index=["m1", "m2"])
+    ax = plotting.plot_regime_shares(shares)
+    assert len(ax.patches) == 8 and [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2"]
+    with pytest.raises(ValueError, match="columns 'A'"):
+        plotting.plot_regime_shares(shares.drop(columns="D"))
+    frame = pd.DataFrame({"method": ["x", "y"], "PFR": [0.1, 0.3], "CEC": [0.5, 0.2]})
+    ax = plotting.plot_pfr_cec(frame, pfr_line=0.2, cec_line=0.25)
+    assert {t.get_text() for t in ax.texts} >= {"x", "y", "A", "B", "C", "D"}
+    with pytest.raises(ValueError, match="no column 'CEC score'"):
+        plotting.plot_pfr_cec(frame, y="CEC score")
+    plt.close("all")
