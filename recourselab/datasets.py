@@ -18,6 +18,13 @@ counterfactuals are available; each returns a ``SyntheticWorld``):
   testing :cite:p:`alvarez2023cst`, Section 4.1;
 * ``make_law_school`` — law-school admissions after the same paper's
   Section 4.2, calibrated to the LSAC data's group shares and admission rates.
+
+Other simulated data (a ``Dataset`` with a documented generating process):
+
+* ``make_admissions`` — university applicants with a known graduation
+  probability, for the allocation chapter;
+* ``make_cec_synthetic`` — the 20-feature lending data of the explanation
+  consistency chapter (financial, proxy and noise features).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from .scm import _check_do, _restore_dtype
 
 __all__ = [
     "Dataset", "load_german_credit", "load_adult", "SyntheticWorld", "make_loan_scm", "make_law_school",
-    "make_admissions", "admissions_graduation_probability",
+    "make_admissions", "admissions_graduation_probability", "make_cec_synthetic",
 ]
 
 
@@ -891,4 +898,97 @@ def make_admissions(n: int = 10000, random_state=0) -> Dataset:
             "the historical decision (competition score >= 46, about 40%); graduated ~ Ber(probability)."
         ),
         citation="segal2024luck",
+    )
+
+
+# --------------------------------------------------------------------------- CEC synthetic lending data
+# The data of Popoola & Sheppard (2026), Section "Datasets": 10 financial features independent of the group,
+# 5 proxies shifted by half a standard deviation between groups, 5 noise features; the label depends on the
+# financial features only. The paper does not give w, the noise or the threshold; these are ours.
+_CEC_WEIGHTS = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.3, 0.2, 0.2, 0.1)   # w_j of fin_0 ... fin_9
+_CEC_NOISE_SD = 0.5          # epsilon ~ N(0, 0.5^2)
+_CEC_THRESHOLD = -0.43       # y = 1 when sum_j w_j fin_j + epsilon > -0.43: about 60% favourable
+_CEC_GROUP_SHARE = 0.4       # P(group = 1)
+_CEC_PROXY_SHIFT = 0.5       # proxies ~ N(0.5 * group, 1)
+
+
+def _cec_features() -> tuple[FeatureSpec, ...]:
+    specs = [FeatureSpec(f"fin_{j}", "continuous", "free",
+                         description=f"Financial feature {j} (weight {_CEC_WEIGHTS[j]} in the label)")
+             for j in range(10)]
+    specs += [FeatureSpec(f"proxy_{j}", "continuous", "free",
+                          description=f"Proxy {j}: shifted by {_CEC_PROXY_SHIFT} sd in group 1, not in the label")
+              for j in range(5)]
+    specs += [FeatureSpec(f"noise_{j}", "continuous", "free", description=f"Noise feature {j}")
+              for j in range(5)]
+    specs.append(FeatureSpec("group", "binary", "immutable", order=[0, 1],
+                             description="Protected group (1 = the smaller group)"))
+    return tuple(specs)
+
+
+def make_cec_synthetic(n: int = 10000, random_state=0) -> Dataset:
+    """Synthetic lending data with financial, proxy and noise features (explanation consistency chapter).
+
+    Follows the synthetic design of Popoola and Sheppard :cite:p:`popoola2026cec`
+    (n = 10,000, 20 features); the paper leaves the weights, the noise and the
+    threshold open, so these constants are ours:
+
+    * ``group`` ~ Ber(0.4) (1 = the smaller group, 40% of rows);
+    * ``fin_0`` ... ``fin_9`` ~ N(0, 1), independent of each other and of the group;
+    * ``proxy_0`` ... ``proxy_4`` ~ N(0.5 · group, 1): shifted by half a
+      standard deviation between groups (like a residential-area score), but
+      not used by the label;
+    * ``noise_0`` ... ``noise_4`` ~ N(0, 1);
+    * ``approved`` = 1[Σ_j w_j fin_j + ε > -0.43] with
+      w = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.3, 0.2, 0.2, 0.1) and
+      ε ~ N(0, 0.5²): about 60% favourable in both groups.
+
+    Because the label depends on the financial features only, any use of the
+    proxies or of the group by a model is reasoning that differs by group
+    without a legitimate reason.
+
+    Parameters
+    ----------
+    n : int, default 10000
+        Number of applicants (at least 10).
+    random_state : int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    Dataset
+        Target ``approved``, protected ``("group",)``, 21 feature specs (every
+        feature continuous and free, the group binary and immutable).
+
+    Examples
+    --------
+    >>> data = make_cec_synthetic(10000, random_state=0)
+    >>> data.frame.shape, round(float(data.y.mean()), 2), round(float(data.frame["group"].mean()), 2)
+    ((10000, 22), 0.6, 0.4)
+    >>> means = data.frame.groupby("group")[["fin_0", "proxy_0"]].mean()
+    >>> (means.loc[1] - means.loc[0]).round(1).tolist()
+    [0.0, 0.5]
+    """
+    rng = _check_world_args(n, random_state)
+    group = rng.binomial(1, _CEC_GROUP_SHARE, size=n)
+    fin = rng.normal(size=(n, 10))
+    proxy = rng.normal(size=(n, 5)) + _CEC_PROXY_SHIFT * group[:, None]
+    noise = rng.normal(size=(n, 5))
+    score = fin @ np.asarray(_CEC_WEIGHTS) + rng.normal(0.0, _CEC_NOISE_SD, size=n)
+    columns = {f"fin_{j}": fin[:, j] for j in range(10)}
+    columns.update({f"proxy_{j}": proxy[:, j] for j in range(5)})
+    columns.update({f"noise_{j}": noise[:, j] for j in range(5)})
+    columns["group"] = group.astype(int)
+    columns["approved"] = (score > _CEC_THRESHOLD).astype(int)
+    return Dataset(
+        frame=pd.DataFrame(columns),
+        target="approved",
+        protected=("group",),
+        features=_cec_features(),
+        description=(
+            f"Simulated lending data (n={n}) after Popoola & Sheppard (2026): group ~ Ber(0.4); fin_0..fin_9 ~ "
+            "N(0, 1) independent of the group; proxy_0..proxy_4 ~ N(0.5 * group, 1); noise_0..noise_4 ~ N(0, 1); "
+            "approved = 1{sum_j w_j fin_j + N(0, 0.5^2) > -0.43} with w = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.3, 0.2, "
+            "0.2, 0.1), about 60% approved. Weights, noise and threshold are ours (the paper does not give them)."
+        ),
+        citation="popoola2026cec",
     )
