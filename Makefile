@@ -5,12 +5,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test bench clean help
+.PHONY: book test bench cec-results clean help
 
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
 	@echo "make test   run the recourselab test suite (pytest)"
 	@echo "make bench  run the benchmarks in benchmarks/ and print their tables"
+	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
 	@echo "make clean  remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -28,6 +29,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@for script in benchmarks/[!_]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+cec-results: $(STAMP)
+	$(BIN)/python experiments/cec_experiments.py
 
 clean:
 	rm -rf _build

@@ -1765,7 +1765,7 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
       of the predictors' probabilities for ``ExponentiatedGradient``, and the
       hard randomised decision for ``ThresholdOptimizer`` (which has no
       probability of its own), which lowers its AUC.
-    * ``f1``; ``eo_gap`` = max(|TPR difference|, |FPR difference|) and
+    * ``f1``; ``eo_gap`` = the larger of the absolute TPR and FPR differences and
       ``sp_gap`` (fairlearn's ``equalized_odds_difference`` and
       ``demographic_parity_difference``), on all test rows.
     * ``cec`` (mean score), ``pfr`` (prediction flip rate) and the regime
@@ -1849,8 +1849,8 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
 
 
 def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS, *, n_splits: int = 5, tau=None,
-                           mlp_params=None, threshold: float = 0.25, steps: int = 32, random_state=0,
-                           progress: bool = False) -> pd.DataFrame:
+                           mlp_params=None, variants=None, threshold: float = 0.25, steps: int = 32,
+                           random_state=0, progress: bool = False) -> pd.DataFrame:
     """The paper's experiment: k-fold cross-validation of several methods on one data set.
 
     Folds are stratified on (label, group). In each fold, the training rows are
@@ -1874,6 +1874,11 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
         procedural metrics).
     mlp_params : dict, optional
         :class:`MLPClassifier` arguments shared by all methods.
+    variants : dict, optional
+        Further networks to evaluate alongside ``methods``: name -> keyword
+        arguments of :class:`MLPClassifier` (on top of ``mlp_params``), e.g.
+        ``{"cec (λ_CEC = 2)": {"lambda_cec": 2.0, "lambda_eo": 1.0}}``; used for
+        sensitivity sweeps. Each is trained on the fold's pairs and baselines.
     threshold, steps : see :func:`evaluate_method`
     random_state : int, default 0
         Seeds the folds; the networks of fold k use ``random_state + k``.
@@ -1920,7 +1925,19 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(M)
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
     results = []
-    bar = tqdm(total=n_splits * len(methods), disable=not progress, desc="folds x methods")
+    variants = dict(variants or {})
+    clash = [v for v in variants if v in methods]
+    if clash:
+        raise ValueError(f"variants {clash} have the names of methods; give them other names.")
+    for name, params in variants.items():
+        if not isinstance(params, dict):
+            raise TypeError(f"variants[{name!r}] must be a dict of MLPClassifier arguments, got "
+                            f"{type(params).__name__}.")
+        unknown = [k for k in params if k not in MLPClassifier().get_params()]
+        if unknown:
+            raise ValueError(f"variants[{name!r}] has unknown keys {unknown}; valid keys are "
+                             f"{sorted(MLPClassifier().get_params())}.")
+    bar = tqdm(total=n_splits * (len(methods) + len(variants)), disable=not progress, desc="folds x methods")
     for fold, (train, test) in enumerate(folds.split(M, 2 * y01 + codes)):
         Xtr, Xte = frame.iloc[train], frame.iloc[test]
         m_tr = match_counterfactuals(Xtr, y01[train], a[train], financial, tau=tau)
@@ -1937,6 +1954,16 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
             row = {"fold": fold, "method": name, "coverage_train": m_tr.coverage, "coverage_test": m_te.coverage,
                    "fit_seconds": fitted.fit_seconds}
             row.update(evaluate_method(fitted, M[test], y01[test], a[test], X_cf=cf_te, a_cf=a_cf, baselines=b_te,
+                                       threshold=threshold, steps=steps, random_state=random_state + fold))
+            results.append(row)
+            bar.update(1)
+        for name, params in variants.items():
+            start = time.perf_counter()
+            model = _mlp(mlp_params, random_state + fold, **params).fit(
+                M[train], y01[train], sensitive_features=a[train], X_cf=cf_tr, baselines=b_tr)
+            row = {"fold": fold, "method": name, "coverage_train": m_tr.coverage, "coverage_test": m_te.coverage,
+                   "fit_seconds": time.perf_counter() - start}
+            row.update(evaluate_method(model, M[test], y01[test], a[test], X_cf=cf_te, a_cf=a_cf, baselines=b_te,
                                        threshold=threshold, steps=steps, random_state=random_state + fold))
             results.append(row)
             bar.update(1)

@@ -468,9 +468,12 @@ def plot_regime_shares(shares: pd.DataFrame, *, ax=None, title: str | None = Non
 
 def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: str = "method",
                  xerr: str | None = None, yerr: str | None = None, pfr_line: float | None = None,
-                 cec_line: float | None = None, ax=None, title: str | None = None):
+                 cec_line: float | None = None, palette: dict | None = None, ax=None, title: str | None = None,
+                 legend: bool = True):
     """Models placed by prediction flip rate (x) and mean CEC score (y), as in the CEC paper's Fig. 4.
 
+    One marker per row of ``frame`` (coloured by ``label``, named in the legend;
+    pass the same ``palette`` to several panels to keep colours aligned).
     Optional guide lines ``pfr_line`` and ``cec_line`` split the plane into the
     four regime quadrants (low/low = A, low PFR and high CEC = B, ...). They are
     visual guides only: regimes are assigned per individual, not per model.
@@ -480,20 +483,26 @@ def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: 
             raise ValueError(f"frame has no column {column!r}; columns are {list(frame.columns)}.")
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 5))
-    colours = dict(zip(frame[label], (GROUP_COLOURS + _MORE_COLOURS) * 2))
+    names = list(dict.fromkeys(frame[label]))
+    if palette is None:
+        palette = dict(zip(names, (GROUP_COLOURS + _MORE_COLOURS) * 2))
+    missing = [n for n in names if n not in palette]
+    if missing:
+        raise ValueError(f"palette has no colour for {missing}.")
     for _, row in frame.iterrows():
         ax.errorbar(row[x], row[y], xerr=None if xerr is None else row[xerr], yerr=None if yerr is None else row[yerr],
-                    fmt="o", ms=8, color=colours[row[label]], capsize=3)
-        ax.annotate(str(row[label]), (row[x], row[y]), xytext=(7, 4), textcoords="offset points", fontsize=9)
+                    fmt="o", ms=8, color=palette[row[label]], capsize=3, label=str(row[label]))
     x_max = max(float(frame[x].max()) * 1.35, (pfr_line or 0) * 1.5, 0.05)
     y_max = max(float(frame[y].max()) * 1.2, (cec_line or 0) * 1.5)
     ax.set(xlim=(0, x_max), ylim=(0, min(1.0, y_max)))
     if pfr_line is not None and cec_line is not None:
         ax.axvline(pfr_line, color="0.5", ls=":", lw=1)
         ax.axhline(cec_line, color="0.5", ls=":", lw=1)
-        for text, (px, py) in {"A": (0.02, 0.03), "B": (0.02, 0.93), "C": (0.93, 0.03), "D": (0.93, 0.93)}.items():
+        for text, (px, py) in {"A": (0.02, 0.03), "B": (0.02, 0.93), "C": (0.95, 0.03), "D": (0.95, 0.93)}.items():
             ax.text(px, py, text, transform=ax.transAxes, fontsize=13, fontweight="bold",
                     color=REGIME_COLOURS[text], alpha=0.8)
     ax.set(xlabel="prediction flip rate (share of pairs with different decisions)",
            ylabel="mean CEC score (0 = same reasoning)", title=title or "")
+    if legend:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
     return ax

@@ -396,6 +396,22 @@ def test_cross_validation_of_every_method_on_a_tiny_problem():
     assert ((result["cec"] >= 0) & (result["cec"] <= 1)).all()
 
 
+def test_cross_validation_variants_equal_the_same_network_fitted_by_hand():
+    data = make_cec_synthetic(240, random_state=2)
+    X = data.frame[[c for c in data.feature_names if c != "group"]]
+    fin = [c for c in X.columns if c.startswith("fin_")]
+    small = {"hidden_layer_sizes": (8,), "epochs": 2, "learning_rate": 1e-2}
+    result = cross_validate_methods(X, data.y, data.frame["group"], fin, methods=["cec"], n_splits=2, steps=4,
+                                    mlp_params=small, variants={"same as cec": {"lambda_eo": 1.0, "lambda_cec": 1.0}})
+    by_method = result.set_index(["fold", "method"]).drop(columns="fit_seconds")
+    # a variant with the cec method's lambdas is the same network with the same seed: same metrics
+    pd.testing.assert_frame_equal(by_method.xs("cec", level="method"), by_method.xs("same as cec", level="method"))
+    with pytest.raises(ValueError, match="unknown keys"):
+        cross_validate_methods(X, data.y, data.frame["group"], fin, variants={"v": {"lambda": 1.0}})
+    with pytest.raises(ValueError, match="have the names of methods"):
+        cross_validate_methods(X, data.y, data.frame["group"], fin, methods=["cec"], variants={"cec": {}})
+
+
 def test_audit_explanations_in_one_call():
     X, y, a = small_problem(120)
     model = LogisticRegression().fit(X, y)

@@ -72,7 +72,10 @@ def test_explanation_figures_draw_what_they_are_given():
         plotting.plot_regime_shares(shares.drop(columns="D"))
     frame = pd.DataFrame({"method": ["x", "y"], "PFR": [0.1, 0.3], "CEC": [0.5, 0.2]})
     ax = plotting.plot_pfr_cec(frame, pfr_line=0.2, cec_line=0.25)
-    assert {t.get_text() for t in ax.texts} >= {"x", "y", "A", "B", "C", "D"}
+    assert {t.get_text() for t in ax.texts} == {"A", "B", "C", "D"}
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["x", "y"]
+    with pytest.raises(ValueError, match="no colour for"):
+        plotting.plot_pfr_cec(frame, palette={"x": "red"})
     with pytest.raises(ValueError, match="no column 'CEC score'"):
         plotting.plot_pfr_cec(frame, y="CEC score")
     plt.close("all")
