@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
 	@echo "make test   run the recourselab test suite (pytest)"
-	@echo "make bench  run the benchmarks in benchmarks/ and print their tables"
+	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
 	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
 	@echo "make clean  remove _build (keeps .venv)"
 

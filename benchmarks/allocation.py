@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from _timing import best_time, growth_exponent, machine
+from _timing import Results, best_time, growth_exponent, machine
 from recourselab.allocation import (
     BudgetDistribution,
     LendingUtility,
@@ -30,6 +30,8 @@ UTILITY = LendingUtility(G1=0.06, G2=4, C=0.5)   # the paper's lending parameter
 SIZES = (20, 100, 500, 2_000)
 FULL_NAIVE_UP_TO = 500
 NAIVE_SUBSET = 8
+
+results = Results(__file__)
 
 
 def pool(n, rng):
@@ -67,13 +69,24 @@ def bench_utility_ce(rng):
         rows.append({"applicants": n, "capacity": capacity, "all at once (s)": fast_seconds,
                      "naive (s)": naive_seconds, "naive timing": how, "speed-up": naive_seconds / fast_seconds})
     table = pd.DataFrame(rows)
-    print("utility_ce for every applicant: prefix/suffix DP vs re-solving two knapsacks per applicant")
+    title = "utility_ce for every applicant: prefix/suffix DP vs re-solving two knapsacks per applicant"
+    results.table("utility_ce", title, table, note="all at once: best of 3; naive: one run")
+    print(title)
     print(table.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
     sizes = table["applicants"]
+    fast_growth = results.value("growth exponent: utility_ce all at once",
+                                growth_exponent(sizes, table["all at once (s)"]),
+                                note="O(n r) and the capacity r grows with n: ~ n^2")
+    naive_growth = results.value("growth exponent: utility_ce naive", growth_exponent(sizes, table["naive (s)"]),
+                                 note="O(n^2 r) and the capacity r grows with n: ~ n^3; 2,000 extrapolated")
     print(f"growth exponent in n (capacity grows with n, so O(n r) ~ n^2): all at once "
-          f"{growth_exponent(sizes, table['all at once (s)']):.2f}, naive "
-          f"{growth_exponent(sizes, table['naive (s)']):.2f}")
+          f"{fast_growth:.2f}, naive "
+          f"{naive_growth:.2f}")
     speedup_500 = float(table.loc[table["applicants"] == 500, "speed-up"].iloc[0])
+    results.value("speed-up: utility_ce vs naive (500 applicants)", speedup_500)
+    results.value("speed-up: utility_ce vs naive (2,000 applicants)", table["speed-up"].iloc[-1],
+                  note=f"naive extrapolated from {NAIVE_SUBSET} applicants")
+    results.target("utility_ce speed-up at 500 applicants", speedup_500, ">=", 20, unit="x")
     print(f"speed-up at 500 applicants: {speedup_500:,.0f}x (target >= 20x)\n")
     assert speedup_500 >= 20, "the all-at-once utility_ce should be at least 20x faster at 500 applicants"
 
@@ -104,6 +117,12 @@ def bench_experiment(rng):
     res = robustness_experiment(proba, credit, policy="knapsack", utility=UTILITY, budget_distribution=budgets,
                                 problems=problems, n_validation=200, n_test=200, random_state=0)
     seconds = time.perf_counter() - start
+    n_refused = res.frame[["problem", "applicant"]].drop_duplicates().shape[0]
+    results.value("seconds: robustness_experiment", seconds,
+                  note=f"20 problems x 20 applicants, 200 validation + 200 test budgets; "
+                       f"{n_refused} refused applicants")
+    results.table("robustness_experiment", "robustness_experiment on a synthetic lending setup (Table 3 design)",
+                  res.to_frame().reset_index(), note=f"one run, {seconds:.2f} s")
     print(f"robustness_experiment: synthetic lending, 20 problems x 20 applicants, 200 validation + 200 test "
           f"budgets (budget distribution N({budgets.mean:.0f}, {budgets.std:.0f}²) in hundreds)")
     print(f"time: {seconds:.2f} s for {res.frame[['problem', 'applicant']].drop_duplicates().shape[0]} refused "
@@ -117,3 +136,4 @@ if __name__ == "__main__":
     rng = np.random.default_rng(0)
     bench_utility_ce(rng)
     bench_experiment(rng)
+    results.save()

@@ -21,11 +21,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from _timing import best_time, growth_exponent, machine
+from _timing import Results, best_time, growth_exponent, machine
 from recourselab.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
 
 D = 10
 IMMUTABLE = [0, 1]
+
+results = Results(__file__)
 
 
 def synthetic(n, *, seed=0, share=0.3, disadvantage=0.5):
@@ -146,6 +148,10 @@ def bench_raguel():
     print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"rows modified: {res.n_changed:,}; exit strategy at: {res.exit_at}; unattainable prefixes: "
           f"{len(res.unattainable)}")
+    results.table("RAGUEL 30,000 rows", f"RAGUEL on {n:,} synthetic rows: fairness and ranking quality before "
+                  "and after", table, note=f"{res.n_changed:,} rows modified")
+    results.value("seconds: RAGUEL 30,000 rows", seconds, note="best of 2")
+    results.target("RAGUEL on 30,000 rows", seconds, "<=", 2.5, unit="s", note="the paper's '< 2.5 seconds' on DC3")
     status = "met" if seconds <= 2.5 else "MISSED"
     print(f"time: {seconds:.2f} s (target <= 2.5 s: {status})\n")
 
@@ -165,10 +171,15 @@ def bench_literal():
         rows.append({"rows": n, "modified": fast.n_changed, "RAGUEL s": fast_seconds,
                      "literal s": literal_seconds, "speed-up": literal_seconds / fast_seconds})
     table = pd.DataFrame(rows)
-    print("RAGUEL against a literal Algorithm 1 (identical orders, rows and costs)")
+    title = "RAGUEL against a literal Algorithm 1 (identical orders, rows and costs)"
+    results.table("RAGUEL vs literal", title, table, note="RAGUEL: best of 3; literal: one run")
+    growth = results.value("growth exponent: RAGUEL", growth_exponent(table["rows"], table["RAGUEL s"]))
+    literal = results.value("growth exponent: literal Algorithm 1", growth_exponent(table["rows"], table["literal s"]))
+    results.value("speed-up: RAGUEL vs literal (4,000 rows)", table["speed-up"].iloc[-1])
+    print(title)
     print(table.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
-    print(f"growth exponent in n: RAGUEL {growth_exponent(table['rows'], table['RAGUEL s']):.2f}, "
-          f"literal {growth_exponent(table['rows'], table['literal s']):.2f}\n")
+    print(f"growth exponent in n: RAGUEL {growth:.2f}, "
+          f"literal {literal:.2f}\n")
 
 
 def bench_steps(rng):
@@ -206,6 +217,13 @@ def bench_steps(rng):
         if s is not None:
             assert s[0].tolist() == f[2].tolist() and s[1].tolist() == f[3].tolist()
     steps = np.mean([f[3].sum() for f in fast if f is not None])
+    results.table("closed form vs stepping", "one modification (cost below a target), closed form against stepping "
+                  "one step at a time", pd.DataFrame([{
+                      "modifications": len(rows), "mean steps": steps,
+                      "closed form µs": fast_seconds / len(rows) * 1e6,
+                      "stepping µs": slow_seconds / len(rows) * 1e6, "speed-up": slow_seconds / fast_seconds}]),
+                  note="microseconds per modification; same combinations and steps")
+    results.value("speed-up: closed form vs stepping", slow_seconds / fast_seconds)
     print(f"one modification (cost below a target; {len(rows)} rows, mean {steps:.0f} steps): closed form "
           f"{fast_seconds / len(rows) * 1e6:.0f} us, stepping {slow_seconds / len(rows) * 1e6:.0f} us, "
           f"speed-up {slow_seconds / fast_seconds:.0f}x (same combinations and steps)\n")
@@ -234,12 +252,16 @@ def bench_block():
             del res
         del X, groups
     table = pd.DataFrame(rows)
-    print("RAGUEL-Block, blocks of 100 rows, t = 1/3 (rho = population ratio; block rho = mean over blocks)")
+    title = "RAGUEL-Block, blocks of 100 rows, t = 1/3 (rho = population ratio; block rho = mean over blocks)"
+    results.table("RAGUEL-Block", title, table, note="one run per size and swap rule")
+    print(title)
     print(table.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
     for rule, part in table.groupby("swap rule", sort=False):
         seconds = part["seconds"].iloc[-1]
         status = "met" if seconds <= 60 else "MISSED"
-        print(f"{rule}: growth exponent in n {growth_exponent(part['rows'], part['seconds']):.2f}; "
+        growth = results.value(f"growth exponent: RAGUEL-Block, {rule}", growth_exponent(part["rows"], part["seconds"]))
+        results.target(f"RAGUEL-Block on 10^6 rows, {rule}", seconds, "<=", 60, unit="s")
+        print(f"{rule}: growth exponent in n {growth:.2f}; "
               f"10^6 rows {seconds:.1f} s (target <= 60 s: {status})")
     print("Blocks of a cost-sorted list have rho ~ 0.9999, so 'rho no lower' (the book's reading of Eq. 3) "
           "refuses most swaps;\nraguel_block(beta=...) also accepts swaps that keep the block's rho >= 1 - beta "
@@ -253,3 +275,4 @@ if __name__ == "__main__":
     bench_literal()
     bench_steps(np.random.default_rng(0))
     bench_block()
+    results.save()
