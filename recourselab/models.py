@@ -33,6 +33,16 @@ MODELS = ("logistic", "forest")
 def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, stratify: bool = True):
     """Split a data set's frame into train and test frames (stratified on the target by default).
 
+    Parameters
+    ----------
+    dataset : Dataset
+    test_size : float, default 0.3
+        Share of the rows in the test frame.
+    random_state : int or numpy.random.Generator, default 0
+        Seeds the shuffle, so the same seed gives the same split.
+    stratify : bool, default True
+        Keep the target's proportions in both frames.
+
     Returns
     -------
     train, test : pandas.DataFrame
@@ -51,7 +61,9 @@ def make_classifier(model: str = "logistic", *, random_state=0, **params):
     """A new scikit-learn classifier: ``"logistic"`` (LogisticRegression) or ``"forest"`` (RandomForest).
 
     ``params`` override the defaults (``max_iter=1000`` for the logistic
-    regression; ``n_estimators=200, min_samples_leaf=5`` for the forest).
+    regression; ``n_estimators=200, min_samples_leaf=5`` for the forest);
+    ``random_state`` is passed to the estimator (the forest's bootstrap and
+    feature sampling; the logistic regression's solver where it is random).
     """
     if model == "logistic":
         return LogisticRegression(**{"max_iter": 1000, "random_state": random_state, **params})

@@ -34,6 +34,7 @@ __all__ = [
     "plot_attribution_pair",
     "plot_regime_shares",
     "plot_pfr_cec",
+    "plot_flag_overlap",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -505,4 +506,65 @@ def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: 
            ylabel="mean CEC score (0 = same reasoning)", title=title or "")
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+    return ax
+
+
+def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence | None = None, max_combinations: int = 12,
+                      title: str | None = None):
+    """Which combinations of lenses flag the same individuals (an UpSet-style figure).
+
+    Parameters
+    ----------
+    flags : DataFrame of bool
+        One row per individual, one column per lens (True = flagged).
+    groups : Series or array, optional
+        A group label per individual; the bars are then stacked by group in the
+        book's group colours.
+    group_order : sequence, optional
+        Order of the groups (the first is drawn in vermillion).
+    max_combinations : int, default 12
+        Show the most frequent combinations only (ties by fewer lenses first).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of the bars (the dot matrix is a second axes below it).
+    """
+    if not isinstance(flags, pd.DataFrame) or flags.shape[1] == 0:
+        raise ValueError("flags must be a DataFrame with one boolean column per lens.")
+    if not all(pd.api.types.is_bool_dtype(flags[c]) for c in flags.columns):
+        raise ValueError(f"flags must hold booleans; column dtypes are {flags.dtypes.astype(str).to_dict()}.")
+    flagged = flags[flags.any(axis=1)]
+    if flagged.empty:
+        raise ValueError("no individual is flagged by any lens; nothing to draw.")
+    group = (pd.Series("all", index=flags.index) if groups is None else pd.Series(np.asarray(groups), index=flags.index))
+    order = list(group_order) if group_order is not None else sorted(pd.unique(group))
+    palette = group_palette(order) if groups is not None else {"all": "0.4"}
+    keys = pd.Series(["".join("1" if v else "0" for v in row) for row in flagged.to_numpy()], index=flagged.index)
+    counts = pd.crosstab(keys, group.loc[flagged.index]).reindex(columns=order, fill_value=0)
+    counts = counts.assign(_total=counts.sum(axis=1), _lenses=[k.count("1") for k in counts.index])
+    counts = counts.sort_values(["_total", "_lenses"], ascending=[False, True], kind="stable").head(max_combinations)
+    fig, (ax, ax_dots) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    x = np.arange(len(counts))
+    bottom = np.zeros(len(counts))
+    for g in order:
+        ax.bar(x, counts[g].to_numpy(), bottom=bottom, color=palette[g], label=str(g), width=0.7)
+        bottom += counts[g].to_numpy()
+    for xi, total in zip(x, counts["_total"]):
+        ax.text(xi, total, str(int(total)), ha="center", va="bottom", fontsize=9)
+    ax.set(ylabel="individuals", title=title or "")
+    if groups is not None:
+        ax.legend(title="", fontsize=9)
+    lenses = list(flags.columns)
+    for xi, key in zip(x, counts.index):
+        on = [j for j, v in enumerate(key) if v == "1"]
+        ax_dots.scatter(np.full(len(lenses), xi), np.arange(len(lenses)), color="0.85", s=40, zorder=2)
+        ax_dots.scatter(np.full(len(on), xi), on, color="black", s=40, zorder=3)
+        if len(on) > 1:
+            ax_dots.plot([xi, xi], [min(on), max(on)], color="black", lw=1.5, zorder=2)
+    ax_dots.set_yticks(range(len(lenses)), labels=lenses)
+    ax_dots.invert_yaxis()
+    ax_dots.set(xticks=[], xlabel="combination of lenses (black = flagged by that lens)")
+    ax_dots.grid(False)
+    fig.tight_layout()
     return ax

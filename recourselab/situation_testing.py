@@ -162,6 +162,22 @@ class Groups:
     test: np.ndarray
     k: int
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per complainant (by row position): the positions of its control and test groups.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = Groups(np.array([0]), np.array([[1, 2]]), np.array([[3, 4]]), 2)
+        >>> g.to_frame()
+                    control    test
+        complainant
+        0            [1, 2]  [3, 4]
+        """
+        return pd.DataFrame({"control": [list(map(int, row)) for row in self.control],
+                             "test": [list(map(int, row)) for row in self.test]},
+                            index=pd.Index(self.complainants.astype(int), name="complainant"))
+
 
 def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
     """For each query, the k nearest rows of the space by L1, ties broken by lower row position.

@@ -79,3 +79,15 @@ def test_explanation_figures_draw_what_they_are_given():
     with pytest.raises(ValueError, match="no column 'CEC score'"):
         plotting.plot_pfr_cec(frame, y="CEC score")
     plt.close("all")
+
+
+def test_flag_overlap_counts_each_combination_once():
+    flags = pd.DataFrame({"a": [True, True, False, False, True], "b": [True, False, True, False, True]})
+    ax = plotting.plot_flag_overlap(flags, groups=["f", "m", "f", "m", "m"], group_order=["f", "m"])
+    totals = sorted(int(t.get_text()) for t in ax.texts)
+    assert totals == [1, 1, 2]  # {a, b} twice, {a} once, {b} once; the unflagged row is left out
+    with pytest.raises(ValueError, match="booleans"):
+        plotting.plot_flag_overlap(flags.astype(int))
+    with pytest.raises(ValueError, match="no individual is flagged"):
+        plotting.plot_flag_overlap(flags & False)
+    plt.close("all")
