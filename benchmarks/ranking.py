@@ -45,7 +45,7 @@ def synthetic(n, *, seed=0, share=0.3, disadvantage=0.5):
     X = np.clip(X, -4, 4)
     intercept = -float((X @ coef).max()) - 0.1  # everybody is on the waiting list
     weights = rng.uniform(0.5, 2.0, D)
-    kw = {"coef": coef, "intercept": intercept, "weights": weights, "steps": 0.05, "protected": "P",
+    kw = {"coef": coef, "intercept": intercept, "weights": weights, "steps": 0.05, "protected_group": "P",
           "immutable": IMMUTABLE, "bounds": (-4.0, 4.0)}
     return X, groups, kw
 
@@ -53,7 +53,7 @@ def synthetic(n, *, seed=0, share=0.3, disadvantage=0.5):
 # --------------------------------------------------------------------------- a literal Algorithm 1
 
 
-def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable, bounds, tolerance=1 / 3,
+def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance=1 / 3,
                    max_steps=10_000):
     """Algorithm 1 as research code writes it: per-row loops, recounting, one step at a time."""
     n, d = X.shape
@@ -70,13 +70,13 @@ def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected, imm
         return max(-s, 0.0) / norm, s
 
     costs = [cost(X[i])[0] for i in range(n)]
-    p = sum(g == protected for g in groups) / n
+    p = sum(g == protected_group for g in groups) / n
     alpha = p * tolerance
 
     def fair(labels):
         if len(labels) < 2:
             return True
-        return abs(sum(g == protected for g in labels) / len(labels) - p) <= alpha + 1e-9
+        return abs(sum(g == protected_group for g in labels) / len(labels) - p) <= alpha + 1e-9
 
     def modify(y, target):
         x0 = X[y]

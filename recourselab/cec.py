@@ -386,7 +386,8 @@ def _nearest_stable(Zq: np.ndarray, Zs: np.ndarray, positions: np.ndarray) -> tu
     return out_pos, out_dist
 
 
-def match_counterfactuals(X, y, a, financial, *, tau=None, X_pool=None, y_pool=None, a_pool=None) -> MatchResult:
+def match_counterfactuals(X, y, groups, financial, *, tau=None, X_pool=None, y_pool=None,
+                          groups_pool=None) -> MatchResult:
     """Label-stratified nearest-neighbour counterfactuals (the paper's Definition 2 and Algorithm 1).
 
     Row :math:`i` is matched to the pool row of the *other* group with the
@@ -396,8 +397,10 @@ def match_counterfactuals(X, y, a, financial, *, tau=None, X_pool=None, y_pool=N
               j^* = \\operatorname{argmin}_{j:\\, a_j = 1 - a_i,\\; y_j = y_i}
               \\lVert z_{\\mathcal F}(x_i) - z_{\\mathcal F}(x_j) \\rVert_2 ,
 
-    where :math:`z_{\\mathcal F}` standardises the financial columns with the
-    pool's mean and standard deviation (a constant column is left unscaled).
+    where :math:`a_j \\in \\{0, 1\\}` is the group code of row :math:`j` (from
+    ``groups``, or ``groups_pool`` for the pool) and :math:`z_{\\mathcal F}`
+    standardises the financial columns with the pool's mean and standard
+    deviation (a constant column is left unscaled).
     The pool is the training data; by default it is ``X`` itself. One KD-tree
     per (label, group) stratum of the pool answers all queries. Distances equal
     up to rounding (relative 1e-9) are ties and go to the lowest pool position.
@@ -409,14 +412,15 @@ def match_counterfactuals(X, y, a, financial, *, tau=None, X_pool=None, y_pool=N
         they must be numeric.
     y : array of shape (n,)
         True labels (any values; matching stays within a label).
-    a : array of shape (n,)
-        Protected attribute with two values (any two, e.g. "female"/"male").
+    groups : array of shape (n,)
+        Each row's group: a protected attribute with two values (any two, e.g.
+        "female"/"male").
     financial : list of column names (DataFrame) or column positions (array)
         The merit-based features :math:`\\mathcal F` to match on.
     tau : float, optional
         Reject partners farther than ``tau`` (in standardised units). None or 0
         means no threshold, as in the paper's "if τ > 0" rule.
-    X_pool, y_pool, a_pool : optional
+    X_pool, y_pool, groups_pool : optional
         The pool to draw partners from (all three or none), e.g. the training
         fold when ``X`` is a test fold. Positions in the result refer to it.
 
@@ -427,35 +431,38 @@ def match_counterfactuals(X, y, a, financial, *, tau=None, X_pool=None, y_pool=N
     Raises
     ------
     ValueError
-        If a needed (label, group) stratum of the pool is empty, if ``a`` has
-        other than two values in the pool, or if a financial feature is missing.
+        If a needed (label, group) stratum of the pool is empty, if the pool's
+        groups (``groups_pool``, or ``groups`` without a pool) have other than
+        two values, or if a financial feature is missing.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[1.0], [2.0], [1.1], [2.2]])
-    >>> m = match_counterfactuals(X, y=[1, 1, 1, 1], a=["f", "f", "m", "m"], financial=[0])
+    >>> m = match_counterfactuals(X, y=[1, 1, 1, 1], groups=["f", "f", "m", "m"], financial=[0])
     >>> m.index.tolist(), m.coverage
     ([2, 3, 0, 1], 1.0)
     """
     F, labels = _financial_matrix(X, financial, "X")
     n = len(F)
     y = _vector(y, n, "y")
-    a = _vector(a, n, "a")
-    given = [v is not None for v in (X_pool, y_pool, a_pool)]
+    a = _vector(groups, n, "groups")
+    given = [v is not None for v in (X_pool, y_pool, groups_pool)]
     if any(given) and not all(given):
-        raise ValueError("give X_pool, y_pool and a_pool together (the pool's features, labels and groups), "
+        raise ValueError("give X_pool, y_pool and groups_pool together (the pool's features, labels and groups), "
                          "or none of them to match within X.")
     if all(given):
         Fp, _ = _financial_matrix(X_pool, financial, "X_pool")
         yp = _vector(y_pool, len(Fp), "y_pool")
-        ap = _vector(a_pool, len(Fp), "a_pool")
-        values, ap_codes = _group_codes(ap, "a_pool")
-        a_codes = _encode_groups(a, values, "a", "a_pool")
+        ap = _vector(groups_pool, len(Fp), "groups_pool")
+        values, ap_codes = _group_codes(ap, "groups_pool")
+        a_codes = _encode_groups(a, values, "groups", "groups_pool")
+        pool_groups = "groups_pool"
     else:
         Fp, yp, ap = F, y, a
-        values, ap_codes = _group_codes(ap, "a")
+        values, ap_codes = _group_codes(ap, "groups")
         a_codes = ap_codes
+        pool_groups = "groups"
     if tau is not None:
         if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau) or tau < 0:
             raise ValueError(f"tau={tau!r} must be None or a distance >= 0 (in standardised units; 0 = no threshold).")
@@ -478,8 +485,9 @@ def match_counterfactuals(X, y, a, financial, *, tau=None, X_pool=None, y_pool=N
                 label = _py(label)
                 raise ValueError(
                     f"a group with no rows for a label: the pool has no rows with label y={label!r} in group "
-                    f"a={values[1 - g]!r}, so the {len(rows)} row(s) with y={label!r}, a={values[g]!r} cannot be "
-                    f"matched. Pool counts by (label, group): {counts}. Use a larger pool or merge labels."
+                    f"{pool_groups}={values[1 - g]!r}, so the {len(rows)} row(s) with y={label!r}, "
+                    f"groups={values[g]!r} cannot be matched. Pool counts by (label, group): {counts}. Use a larger "
+                    "pool or merge labels."
                 )
             pos, dist = _nearest_stable(Zq[rows], Zp[stratum], stratum)
             index[rows], nearest[rows] = pos, dist
@@ -534,14 +542,14 @@ def counterfactual_rows(match: MatchResult, X_pool) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- 2. baselines (Principle 1)
-def label_group_means(X, y, a) -> pd.DataFrame:
+def label_group_means(X, y, groups) -> pd.DataFrame:
     """The label-group means :math:`b_{y,a}`: the average feature row of every (label, group) cell.
 
     Parameters
     ----------
     X : DataFrame or 2-d array, all columns numeric
     y : array of shape (n,)
-    a : array of shape (n,) with two values
+    groups : array of shape (n,) with two values
 
     Returns
     -------
@@ -558,8 +566,8 @@ def label_group_means(X, y, a) -> pd.DataFrame:
     M = _numeric_matrix(X, "X")
     n = len(M)
     y = _vector(y, n, "y")
-    a = _vector(a, n, "a")
-    values, codes = _group_codes(a, "a")
+    a = _vector(groups, n, "groups")
+    values, codes = _group_codes(a, "groups")
     labels = sorted(pd.unique(y).tolist(), key=lambda v: (str(type(v)), v))
     rows, keys = [], []
     for label in labels:
@@ -568,8 +576,9 @@ def label_group_means(X, y, a) -> pd.DataFrame:
             if not cell.any():
                 counts = {(lab, values[k]): int(((y == lab) & (codes == k)).sum()) for lab in labels for k in (0, 1)}
                 raise ValueError(
-                    f"a group with no rows for a label: no rows with label y={label!r} in group a={values[g]!r}, "
-                    f"so the baseline b_(y,a) is undefined. Counts by (label, group): {counts}."
+                    f"a group with no rows for a label: no rows with label y={label!r} in group "
+                    f"groups={values[g]!r}, so that (label, group) baseline is undefined. Counts by (label, group): "
+                    f"{counts}."
                 )
             rows.append(M[cell].mean(axis=0))
             keys.append((label, values[g]))
@@ -577,7 +586,7 @@ def label_group_means(X, y, a) -> pd.DataFrame:
                         columns=list(_feature_names(X, M.shape[1])))
 
 
-def label_group_baselines(X, y, a, *, X_fit=None, y_fit=None, a_fit=None) -> np.ndarray:
+def label_group_baselines(X, y, groups, *, X_fit=None, y_fit=None, groups_fit=None) -> np.ndarray:
     """Each row's integrated-gradients baseline: the mean of its own (label, group) cell.
 
     The means are computed on the fit data (default ``X`` itself; for a test
@@ -588,8 +597,9 @@ def label_group_baselines(X, y, a, *, X_fit=None, y_fit=None, a_fit=None) -> np.
     Parameters
     ----------
     X : DataFrame or 2-d array, all columns numeric
-    y, a : arrays of shape (n,)
-    X_fit, y_fit, a_fit : optional
+    y, groups : arrays of shape (n,)
+        True labels and each row's group (two values).
+    X_fit, y_fit, groups_fit : optional
         Data to compute the means on (all three or none).
 
     Returns
@@ -606,22 +616,24 @@ def label_group_baselines(X, y, a, *, X_fit=None, y_fit=None, a_fit=None) -> np.
     M = _numeric_matrix(X, "X")
     n = len(M)
     y = _vector(y, n, "y")
-    a = _vector(a, n, "a")
-    given = [v is not None for v in (X_fit, y_fit, a_fit)]
+    a = _vector(groups, n, "groups")
+    given = [v is not None for v in (X_fit, y_fit, groups_fit)]
     if any(given) and not all(given):
-        raise ValueError("give X_fit, y_fit and a_fit together, or none of them to use X itself.")
+        raise ValueError("give X_fit, y_fit and groups_fit together, or none of them to use X itself.")
     if all(given):
         Mf = _numeric_matrix(X_fit, "X_fit")
         if Mf.shape[1] != M.shape[1]:
             raise ValueError(f"X_fit has {Mf.shape[1]} columns but X has {M.shape[1]}; use the same features.")
         yf = _vector(y_fit, len(Mf), "y_fit")
-        af = _vector(a_fit, len(Mf), "a_fit")
-        values, codes_f = _group_codes(af, "a_fit")
-        codes = _encode_groups(a, values, "a", "a_fit")
+        af = _vector(groups_fit, len(Mf), "groups_fit")
+        values, codes_f = _group_codes(af, "groups_fit")
+        codes = _encode_groups(a, values, "groups", "groups_fit")
+        fit_groups = "groups_fit"
     else:
         Mf, yf, values = M, y, None
-        values, codes_f = _group_codes(a, "a")
+        values, codes_f = _group_codes(a, "groups")
         codes = codes_f
+        fit_groups = "groups"
     out = np.empty_like(M)
     for label in pd.unique(y):
         for g in (0, 1):
@@ -635,7 +647,7 @@ def label_group_baselines(X, y, a, *, X_fit=None, y_fit=None, a_fit=None) -> np.
                 label = _py(label)
                 raise ValueError(
                     f"a group with no rows for a label: the fit data has no rows with label y={label!r} in group "
-                    f"a={values[g]!r}, so their baseline is undefined. Counts by (label, group): {counts}."
+                    f"{fit_groups}={values[g]!r}, so their baseline is undefined. Counts by (label, group): {counts}."
                 )
             out[rows] = Mf[cell].mean(axis=0)
     return out
@@ -1495,8 +1507,8 @@ def _default_predict(model, X, name: str) -> np.ndarray:
                         "time (e.g. ThresholdOptimizer) pass prediction and prediction_cf.") from err
 
 
-def audit_explanations(model, X, y, a, *, financial=None, match: MatchResult | None = None, X_pool=None,
-                       y_pool=None, a_pool=None, tau=None, baselines=None, prediction=None, prediction_cf=None,
+def audit_explanations(model, X, y, groups, *, financial=None, match: MatchResult | None = None, X_pool=None,
+                       y_pool=None, groups_pool=None, tau=None, baselines=None, prediction=None, prediction_cf=None,
                        threshold: float = 0.25, steps: int = 32) -> ExplanationAudit:
     """Match, explain, score and sort into regimes in one call (a thin wrapper).
 
@@ -1510,11 +1522,11 @@ def audit_explanations(model, X, y, a, *, financial=None, match: MatchResult | N
     model : any model :func:`integrated_gradients` supports
     X : DataFrame or 2-d array of numbers
         Rows to audit, as the model sees them.
-    y, a : arrays of shape (n,)
-        True labels and the binary protected attribute.
+    y, groups : arrays of shape (n,)
+        True labels and each row's group (a binary protected attribute).
     financial : columns to match on (needed unless ``match`` is given)
     match : MatchResult, optional
-    X_pool, y_pool, a_pool : optional
+    X_pool, y_pool, groups_pool : optional
         The pool partners come from (default: X itself), e.g. the training data.
     tau : float, optional
         Matching threshold.
@@ -1536,9 +1548,9 @@ def audit_explanations(model, X, y, a, *, financial=None, match: MatchResult | N
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(60, 3)); a = rng.integers(0, 2, 60); y = (X[:, 0] > 0).astype(int)
+    >>> X = rng.normal(size=(60, 3)); groups = rng.integers(0, 2, 60); y = (X[:, 0] > 0).astype(int)
     >>> model = LogisticRegression().fit(X, y)
-    >>> audit = audit_explanations(model, X, y, a, financial=[0])
+    >>> audit = audit_explanations(model, X, y, groups, financial=[0])
     >>> audit.summary().index.tolist()
     ['coverage', 'cec', 'pfr', 'regime_A', 'regime_B', 'regime_C', 'regime_D']
     """
@@ -1548,16 +1560,17 @@ def audit_explanations(model, X, y, a, *, financial=None, match: MatchResult | N
     if match is None:
         if financial is None:
             raise ValueError("give financial (the features to match on) or a ready MatchResult as match.")
-        match = match_counterfactuals(X, y, a, financial, tau=tau, X_pool=X_pool, y_pool=y_pool, a_pool=a_pool)
+        match = match_counterfactuals(X, y, groups, financial, tau=tau, X_pool=X_pool, y_pool=y_pool,
+                                      groups_pool=groups_pool)
     elif len(match.index) != n:
         raise ValueError(f"match has {len(match.index)} rows but X has {n}; match the same rows.")
     pool = X_pool if pool_given else X
     C = counterfactual_rows(match, pool)
     if baselines is None:
         if pool_given:
-            baselines = label_group_baselines(X, y, a, X_fit=X_pool, y_fit=y_pool, a_fit=a_pool)
+            baselines = label_group_baselines(X, y, groups, X_fit=X_pool, y_fit=y_pool, groups_fit=groups_pool)
         else:
-            baselines = label_group_baselines(X, y, a)
+            baselines = label_group_baselines(X, y, groups)
     B = _check_baselines(baselines, M.shape)
     rows = np.flatnonzero(match.matched)
     C_filled = np.where(match.matched[:, None], C, M)
@@ -1607,30 +1620,31 @@ class FittedMethod:
     group_values: tuple = (0, 1)
     fit_seconds: float = float("nan")
 
-    def inputs(self, X, a) -> np.ndarray:
+    def inputs(self, X, groups) -> np.ndarray:
         """The features the model sees (the CorrelationRemover's output for that method)."""
         M = _numeric_matrix(X, "X")
         if self.remover is None:
             return M
-        codes = _encode_groups(_vector(a, len(M), "a"), self.group_values, "a", "the training data")
+        codes = _encode_groups(_vector(groups, len(M), "groups"), self.group_values, "groups", "the training data")
         return self.remover.transform(np.column_stack([M, codes]))
 
-    def predict(self, X, a, random_state=0) -> np.ndarray:
+    def predict(self, X, groups, random_state=0) -> np.ndarray:
         """0/1 decisions; randomised post-processors and reductions use ``random_state``."""
         threshold_optimizer, exponentiated_gradient = _fairlearn_types()
-        Z = self.inputs(X, a)
+        Z = self.inputs(X, groups)
         if threshold_optimizer and isinstance(self.model, threshold_optimizer):
-            return np.asarray(self.model.predict(Z, sensitive_features=np.asarray(a), random_state=random_state))
+            return np.asarray(self.model.predict(Z, sensitive_features=np.asarray(groups),
+                                                 random_state=random_state))
         if exponentiated_gradient and isinstance(self.model, exponentiated_gradient):
             return np.asarray(self.model.predict(Z, random_state=random_state))
         return np.asarray(self.model.predict(Z))
 
-    def ranking_score(self, X, a, random_state=0) -> np.ndarray:
+    def ranking_score(self, X, groups, random_state=0) -> np.ndarray:
         """The score the AUC is computed from (see :func:`evaluate_method`)."""
         threshold_optimizer, exponentiated_gradient = _fairlearn_types()
-        Z = self.inputs(X, a)
+        Z = self.inputs(X, groups)
         if threshold_optimizer and isinstance(self.model, threshold_optimizer):
-            return self.predict(X, a, random_state).astype(float)
+            return self.predict(X, groups, random_state).astype(float)
         if exponentiated_gradient and isinstance(self.model, exponentiated_gradient):
             total = np.zeros(len(Z))
             for predictor, weight in zip(self.model.predictors_, np.asarray(self.model.weights_, dtype=float)):
@@ -1674,11 +1688,12 @@ def _mlp(mlp_params, random_state, **overrides) -> MLPClassifier:
     return MLPClassifier(**params)
 
 
-def fit_method(name: str, X, y, a, *, X_cf=None, baselines=None, mlp_params=None, random_state=0) -> FittedMethod:
+def fit_method(name: str, X, y, groups, *, X_cf=None, baselines=None, mlp_params=None,
+               random_state=0) -> FittedMethod:
     """Fit one of the paper's methods (or a fairlearn stand-in) with the same network.
 
     ``X`` is exactly what the model sees: whether the protected attribute is
-    one of its columns is the caller's choice; ``a`` is passed separately.
+    one of its columns is the caller's choice; ``groups`` is passed separately.
 
     * ``"unconstrained"``: :class:`MLPClassifier` with both penalties off.
     * ``"hardt"``: fairlearn ``ThresholdOptimizer(constraints="equalized_odds",
@@ -1703,7 +1718,7 @@ def fit_method(name: str, X, y, a, *, X_cf=None, baselines=None, mlp_params=None
     name : one of ``METHODS``
     X : DataFrame or 2-d array of numbers, shape (n, d)
     y : array of 0/1 labels, shape (n,)
-    a : array with two values, shape (n,)
+    groups : array with two values, shape (n,)
     X_cf, baselines : arrays of shape (n, d)
         The training rows' partners and baselines; needed by "cec_only" and "cec".
     mlp_params : dict, optional
@@ -1722,8 +1737,8 @@ def fit_method(name: str, X, y, a, *, X_cf=None, baselines=None, mlp_params=None
     y = _vector(y, n, "y")
     if not set(pd.unique(y).tolist()) <= {0, 1}:
         raise ValueError("y must hold 0/1 labels (1 = favourable) for the fairness baselines.")
-    a = _vector(a, n, "a")
-    values, codes = _group_codes(a, "a")
+    a = _vector(groups, n, "groups")
+    values, codes = _group_codes(a, "groups")
     start = time.perf_counter()
     remover = None
     if name in ("unconstrained", "eo_only", "cec_only", "cec"):
@@ -1757,8 +1772,8 @@ def fit_method(name: str, X, y, a, *, X_cf=None, baselines=None, mlp_params=None
                         fit_seconds=time.perf_counter() - start)
 
 
-def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, baselines, threshold: float = 0.25,
-                    steps: int = 32, random_state=0) -> dict:
+def evaluate_method(model_or_fitted, X_test, y_test, groups_test, *, X_cf, groups_cf, baselines,
+                    threshold: float = 0.25, steps: int = 32, random_state=0) -> dict:
     """Utility, outcome fairness and procedural fairness of one fitted model on a test set.
 
     * ``auc`` from a score: the probability for networks, the weighted mixture
@@ -1772,7 +1787,7 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
       shares ``regime_A`` ... ``regime_D`` on the matched rows.
 
     A group-aware post-processor predicts each counterfactual row with the
-    counterfactual's own group ``a_cf``. Randomised decisions use the same
+    counterfactual's own group ``groups_cf``. Randomised decisions use the same
     random numbers for a row and its partner, so a flip is never just noise.
     With the correlation remover, attributions are taken in the transformed
     space: the partner is transformed with its own group and the baseline with
@@ -1784,12 +1799,13 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
     model_or_fitted : FittedMethod or a model
     X_test : DataFrame or 2-d array, shape (n, d)
     y_test : array of 0/1, shape (n,)
-    a_test : array, shape (n,)
+    groups_test : array, shape (n,)
+        Each test row's group.
     X_cf : array of shape (n, d)
         Partners (all-NaN rows where unmatched; those rows are left out of the
         procedural metrics).
-    a_cf : array of shape (n,)
-        The partners' group.
+    groups_cf : array of shape (n,)
+        The partners' group (e.g. ``match.partner_group``).
     baselines : array of shape (n, d)
         The factual rows' baselines (training label-group means).
     threshold : float, default 0.25
@@ -1806,18 +1822,18 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
     random_state = _check_int_seed(random_state)
     fitted = model_or_fitted if isinstance(model_or_fitted, FittedMethod) else \
         FittedMethod(name=type(model_or_fitted).__name__, model=model_or_fitted,
-                     group_values=_group_codes(_vector(a_test, None, "a_test"), "a_test")[0])
+                     group_values=_group_codes(_vector(groups_test, None, "groups_test"), "groups_test")[0])
     M = _numeric_matrix(X_test, "X_test")
     n = len(M)
     y = _vector(y_test, n, "y_test")
-    a = _vector(a_test, n, "a_test")
+    a = _vector(groups_test, n, "groups_test")
     C = _numeric_matrix(X_cf, "X_cf", allow_nan_rows=True)
     if C.shape != M.shape:
         raise ValueError(f"X_cf has shape {C.shape} but X_test has shape {M.shape}; give one partner row per row.")
     matched = ~np.isnan(C).any(axis=1)
-    a_cf = np.asarray(a_cf)
+    a_cf = np.asarray(groups_cf)
     if a_cf.shape != (n,):
-        raise ValueError(f"a_cf has shape {a_cf.shape}; give the group of every row's partner, shape ({n},).")
+        raise ValueError(f"groups_cf has shape {a_cf.shape}; give the group of every row's partner, shape ({n},).")
     B = _check_baselines(baselines, M.shape)
     pred = fitted.predict(M, a, random_state)
     a_cf_filled = np.where(matched, a_cf, a)
@@ -1848,7 +1864,7 @@ def evaluate_method(model_or_fitted, X_test, y_test, a_test, *, X_cf, a_cf, base
     return out
 
 
-def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS, *, n_splits: int = 5, tau=None,
+def cross_validate_methods(X, y, groups, financial, methods: Sequence[str] = METHODS, *, n_splits: int = 5, tau=None,
                            mlp_params=None, variants=None, threshold: float = 0.25, steps: int = 32,
                            random_state=0, progress: bool = False) -> pd.DataFrame:
     """The paper's experiment: k-fold cross-validation of several methods on one data set.
@@ -1865,7 +1881,7 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
     X : DataFrame or 2-d array of numbers
         What the models see (include the protected attribute as a column or not).
     y : array of two labels; the larger one (sorted) is coded 1 = favourable
-    a : array with two values
+    groups : array with two values
     financial : columns of X to match on
     methods : sequence of names from ``METHODS``
     n_splits : int, default 5
@@ -1917,8 +1933,8 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
     if len(labels) != 2:
         raise ValueError(f"y must have two labels, found {labels.tolist()[:6]}.")
     y01 = (y == labels[1]).astype(int)
-    a = _vector(a, n, "a")
-    values, codes = _group_codes(a, "a")
+    a = _vector(groups, n, "groups")
+    values, codes = _group_codes(a, "groups")
     _financial_matrix(X, financial, "X")   # validate names early
     if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
         raise ValueError(f"n_splits={n_splits!r} must be an integer >= 2.")
@@ -1944,16 +1960,17 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
         cf_tr = counterfactual_rows(m_tr, M[train])
         b_tr = label_group_baselines(M[train], y01[train], a[train])
         m_te = match_counterfactuals(Xte, y01[test], a[test], financial, tau=tau, X_pool=Xtr, y_pool=y01[train],
-                                     a_pool=a[train])
+                                     groups_pool=a[train])
         cf_te = counterfactual_rows(m_te, M[train])
         a_cf = np.asarray(values)[1 - codes[test]]
-        b_te = label_group_baselines(M[test], y01[test], a[test], X_fit=M[train], y_fit=y01[train], a_fit=a[train])
+        b_te = label_group_baselines(M[test], y01[test], a[test], X_fit=M[train], y_fit=y01[train],
+                                     groups_fit=a[train])
         for name in methods:
             fitted = fit_method(name, M[train], y01[train], a[train], X_cf=cf_tr, baselines=b_tr,
                                 mlp_params=mlp_params, random_state=random_state + fold)
             row = {"fold": fold, "method": name, "coverage_train": m_tr.coverage, "coverage_test": m_te.coverage,
                    "fit_seconds": fitted.fit_seconds}
-            row.update(evaluate_method(fitted, M[test], y01[test], a[test], X_cf=cf_te, a_cf=a_cf, baselines=b_te,
+            row.update(evaluate_method(fitted, M[test], y01[test], a[test], X_cf=cf_te, groups_cf=a_cf, baselines=b_te,
                                        threshold=threshold, steps=steps, random_state=random_state + fold))
             results.append(row)
             bar.update(1)
@@ -1963,7 +1980,7 @@ def cross_validate_methods(X, y, a, financial, methods: Sequence[str] = METHODS,
                 M[train], y01[train], sensitive_features=a[train], X_cf=cf_tr, baselines=b_tr)
             row = {"fold": fold, "method": name, "coverage_train": m_tr.coverage, "coverage_test": m_te.coverage,
                    "fit_seconds": time.perf_counter() - start}
-            row.update(evaluate_method(model, M[test], y01[test], a[test], X_cf=cf_te, a_cf=a_cf, baselines=b_te,
+            row.update(evaluate_method(model, M[test], y01[test], a[test], X_cf=cf_te, groups_cf=a_cf, baselines=b_te,
                                        threshold=threshold, steps=steps, random_state=random_state + fold))
             results.append(row)
             bar.update(1)

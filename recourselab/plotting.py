@@ -80,7 +80,7 @@ def _finite_or_raise(values, name):
     return values
 
 
-def plot_cost_by_group(cost, group, *, order: Sequence | None = None, ax=None, title: str | None = None,
+def plot_cost_by_group(cost, groups, *, order: Sequence | None = None, ax=None, title: str | None = None,
                        xlabel: str = "recourse cost", ylabel: str | None = None):
     """Distribution of recourse cost per group: box plot, individual points, and the share without recourse.
 
@@ -88,7 +88,7 @@ def plot_cost_by_group(cost, group, *, order: Sequence | None = None, ax=None, t
     ----------
     cost : array-like of float
         One cost per individual; ``inf`` means no recourse was found.
-    group : array-like
+    groups : array-like
         Group label per individual.
     order : sequence, optional
         Group order (and colour order, see :func:`group_palette`); default sorted.
@@ -100,9 +100,9 @@ def plot_cost_by_group(cost, group, *, order: Sequence | None = None, ax=None, t
     matplotlib Axes
     """
     cost = _finite_or_raise(cost, "cost")
-    group = np.asarray(group)
+    group = np.asarray(groups)
     if len(cost) != len(group):
-        raise ValueError(f"cost has {len(cost)} values but group has {len(group)}.")
+        raise ValueError(f"cost has {len(cost)} values but groups has {len(group)}.")
     order = list(order) if order is not None else sorted(pd.unique(group).tolist(), key=str)
     palette = group_palette(order)
     if ax is None:
@@ -125,7 +125,7 @@ def plot_cost_by_group(cost, group, *, order: Sequence | None = None, ax=None, t
     return ax
 
 
-def plot_coverage_curve(cost, group, *, budgets=None, order: Sequence | None = None, ax=None,
+def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = None, ax=None,
                         title: str | None = None, xlabel: str = "cost budget"):
     """Share of each group whose recourse costs at most the budget, as the budget grows.
 
@@ -137,9 +137,9 @@ def plot_coverage_curve(cost, group, *, budgets=None, order: Sequence | None = N
     matplotlib Axes
     """
     cost = _finite_or_raise(cost, "cost")
-    group = np.asarray(group)
+    group = np.asarray(groups)
     if len(cost) != len(group):
-        raise ValueError(f"cost has {len(cost)} values but group has {len(group)}.")
+        raise ValueError(f"cost has {len(cost)} values but groups has {len(group)}.")
     order = list(order) if order is not None else sorted(pd.unique(group).tolist(), key=str)
     palette = group_palette(order)
     if budgets is None:

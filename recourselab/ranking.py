@@ -296,7 +296,7 @@ def _groups(groups, n: int, name: str = "groups", *, single_ok: bool = False):
     return codes.astype(np.int64), labels
 
 
-def _protected_codes(protected, labels: list, name: str = "protected") -> list[int]:
+def _protected_codes(protected, labels: list, name: str = "protected_group") -> list[int]:
     if isinstance(protected, (list, tuple, set, frozenset, np.ndarray, pd.Index, pd.Series)):
         wanted = list(np.asarray(list(protected)).tolist())
         if not wanted:
@@ -317,7 +317,7 @@ def _protected_list(protected) -> list:
     if isinstance(protected, (list, tuple, set, frozenset, np.ndarray, pd.Index, pd.Series)):
         out = list(np.asarray(list(protected)).tolist())
         if not out:
-            raise ValueError("protected is empty; name at least one protected group label.")
+            raise ValueError("protected_group is empty; name at least one protected group label.")
         return out
     return [protected.item() if isinstance(protected, np.generic) else protected]
 
@@ -333,12 +333,12 @@ def _shares_p(p, wanted: list) -> np.ndarray:
         vals = np.array([float(p[w]) for w in wanted])
     elif np.isscalar(p):
         if len(wanted) != 1:
-            raise ValueError(f"p={p!r} is one number but protected has {len(wanted)} labels; give one share each.")
+            raise ValueError(f"p={p!r} is one number but protected_group has {len(wanted)} labels; give one share each.")
         vals = np.array([float(p)])
     else:
         vals = np.asarray(p, dtype=float).reshape(-1)
         if len(vals) != len(wanted):
-            raise ValueError(f"p has {len(vals)} entries but protected has {len(wanted)} labels.")
+            raise ValueError(f"p has {len(vals)} entries but protected_group has {len(wanted)} labels.")
     if not ((vals > 0) & (vals <= 1)).all():
         raise ValueError(f"p={p!r} must lie in (0, 1]: the protected share in the whole population.")
     return vals
@@ -721,7 +721,7 @@ class RankedCheck(NamedTuple):
     value: np.ndarray
 
 
-def fair_representation(groups, protected, tolerance=1 / 3, *, p) -> bool:
+def fair_representation(groups, protected_group, tolerance=1 / 3, *, p) -> bool:
     """Definition 3.1: does a set represent the protected group(s) fairly?
 
     .. math:: |p_S - p| \\le \\alpha, \\qquad \\alpha = p \\cdot t ,
@@ -737,7 +737,7 @@ def fair_representation(groups, protected, tolerance=1 / 3, *, p) -> bool:
     ----------
     groups : array-like of labels
         Group label of every member of the set (may be a single value).
-    protected : label or list of labels
+    protected_group : label or list of labels
     tolerance : float in (0, 1], default 1/3
     p : float, or sequence/dict with one share per protected label
         Population share(s) of the protected label(s).
@@ -754,7 +754,7 @@ def fair_representation(groups, protected, tolerance=1 / 3, *, p) -> bool:
     False
     """
     t = _check_tolerance(tolerance)
-    wanted = _protected_list(protected)
+    wanted = _protected_list(protected_group)
     pv = _shares_p(p, wanted)
     arr = np.asarray(groups)
     if arr.ndim != 1 or arr.size == 0:
@@ -763,7 +763,7 @@ def fair_representation(groups, protected, tolerance=1 / 3, *, p) -> bool:
     return bool(_band_ok(counts, arr.size, pv, pv * t))
 
 
-def ranked_fair_representation(order_groups, protected, tolerance=1 / 3, p=None) -> RankedCheck:
+def ranked_fair_representation(order_groups, protected_group, tolerance=1 / 3, p=None) -> RankedCheck:
     """Definition 3.2: fair representation of every prefix of a ranking.
 
     Every prefix of length :math:`k \\ge 2` must satisfy Definition 3.1
@@ -774,7 +774,7 @@ def ranked_fair_representation(order_groups, protected, tolerance=1 / 3, p=None)
     ----------
     order_groups : array-like of labels, shape (n,)
         Group labels in rank order (best first).
-    protected : label or list of labels
+    protected_group : label or list of labels
     tolerance : float in (0, 1], default 1/3
     p : float, sequence or dict, optional
         Population share(s); default: the shares in ``order_groups``, i.e.
@@ -798,7 +798,7 @@ def ranked_fair_representation(order_groups, protected, tolerance=1 / 3, p=None)
     arr = np.asarray(order_groups)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"order_groups has shape {arr.shape}; give the labels of a non-empty ranking (1-d).")
-    wanted = _protected_list(protected)
+    wanted = _protected_list(protected_group)
     if p is None:
         _, labels = _groups(arr, arr.size, "order_groups")
         _protected_codes(wanted, labels)
@@ -1179,7 +1179,7 @@ class _Engine:
         return None
 
 
-def _setup_rerank(X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps):
+def _setup_rerank(X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps):
     A, columns, index, coef, b, w, mutable = _recourse_setup(X, coef, intercept, weights, immutable)
     steps = _per_feature(steps, "steps", columns, fill=np.nan)
     lower, upper = _bounds(bounds, columns)
@@ -1189,7 +1189,7 @@ def _setup_rerank(X, groups, coef, intercept, weights, steps, protected, immutab
     t = _check_tolerance(tolerance)
     n = A.shape[0]
     codes, labels = _groups(groups, n)
-    P = np.array(_protected_codes(protected, labels), dtype=int)
+    P = np.array(_protected_codes(protected_group, labels), dtype=int)
     counts = np.bincount(codes, minlength=len(labels))
     p = counts[P] / n
     engine = _Engine(A, coef, b, w, mutable, steps, lower, upper, max_steps, columns)
@@ -1244,7 +1244,7 @@ class RaguelResult:
         fair, where the next row was appended as is (see :func:`raguel`).
     groups : ndarray, shape (n,)
         Group label of every row (original order).
-    protected : tuple
+    protected_group : tuple
         Protected labels.
     p : dict
         Population share of each protected label.
@@ -1262,7 +1262,7 @@ class RaguelResult:
     exit_at: int | None
     unattainable: np.ndarray
     groups: np.ndarray
-    protected: tuple
+    protected_group: tuple
     p: dict
     tolerance: float
     beta: float | None
@@ -1290,17 +1290,17 @@ class RaguelResult:
     def to_frame(self) -> pd.DataFrame:
         """One line per output position: row, group, costs, and the prefix's share, fairness and rho."""
         g = self.groups[self.order]
-        rep = ranked_fair_representation(g, list(self.protected), self.tolerance, p=[self.p[k] for k in self.protected])
+        rep = ranked_fair_representation(g, list(self.protected_group), self.tolerance, p=[self.p[k] for k in self.protected_group])
         rho = ranked_recourse_fairness(self.cost_new[self.order], g, 0.0 if self.beta is None else self.beta)
         frame = pd.DataFrame({
             "position": np.arange(len(self.order)), "row": self.order, "group": g,
             "cost": self.cost[self.order], "cost_new": self.cost_new[self.order],
             "changed": self.changed[self.order],
         })
-        if len(self.protected) == 1:
+        if len(self.protected_group) == 1:
             frame["share"] = rep.value
         else:
-            for i, lab in enumerate(self.protected):
+            for i, lab in enumerate(self.protected_group):
                 frame[f"share[{lab}]"] = rep.value[:, i]
         frame["fair"] = rep.per_prefix
         frame["rho"] = rho.value
@@ -1314,7 +1314,7 @@ class RaguelResult:
                 f"rho {self.rho_before:.3f} -> {self.rho_after:.3f})")
 
 
-def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=None, bounds=None,
+def raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immutable=None, bounds=None,
            tolerance=1 / 3, beta=None, max_steps=10_000) -> RaguelResult:
     """RAGUEL (Algorithm 1): re-rank by recourse cost so that every prefix is fair, by modifying records.
 
@@ -1360,7 +1360,7 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=N
     unattainable (tested); for :math:`p = 1/2, t = 1/2` every prefix is
     attainable.
 
-    *More than two groups.* ``protected`` may list several labels; a prefix
+    *More than two groups.* ``protected_group`` may list several labels; a prefix
     is fair when each listed label's share is within its own band
     :math:`p_g(1 \\pm t)` (the paper's Section 3.6), and :math:`\\rho` is
     min over max of all groups' means (Eq. 4).
@@ -1374,7 +1374,7 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=N
     weights : recourse weights (> 0 on mutable features; see :func:`linear_recourse`)
     steps : float, array or dict
         Step size of every modifiable attribute (> 0).
-    protected : label or list of labels
+    protected_group : label or list of labels
     immutable : columns that cannot change, optional
     bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
     tolerance : float in (0, 1], default 1/3
@@ -1398,14 +1398,14 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=N
     >>> import numpy as np
     >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
     >>> res = raguel(X, ["M", "M", "F", "F"], coef=[-2, 1], intercept=0, weights=[0.5, 1.0],
-    ...              steps=[0.05, 1], protected="F", tolerance=1 / 2)
+    ...              steps=[0.05, 1], protected_group="F", tolerance=1 / 2)
     >>> res.order.tolist(), round(float(res.X_new[2, 0]), 2), round(float(res.cost_new[2]), 2)
     ([0, 2, 1, 3], 3.45, 0.97)
     """
     start = time.perf_counter()
     beta = _check_beta(beta)
     A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
-        X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps)
+        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps)
     n, G = A.shape[0], len(labels)
     gr = codes[rank0]
     minc = engine.min_cost[rank0]
@@ -1514,7 +1514,7 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected, immutable=N
         interventions=_interventions(records, columns, A, engine, cost_cur), exit_at=exit_at,
         unattainable=_frozen(np.asarray(unattainable, dtype=int)),
         groups=_frozen(np.asarray(labels, dtype=object)[codes]),
-        protected=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p)},
+        protected_group=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p)},
         tolerance=t, beta=beta, runtime=time.perf_counter() - start,
     )
 
@@ -1567,10 +1567,10 @@ class RaguelBlockResult(RaguelResult):
         nb = len(self.block_sizes)
         frame = pd.DataFrame({"block": np.arange(nb), "size": self.block_sizes})
         for when, share in (("before", self._share_before), ("after", self._share_after)):
-            if len(self.protected) == 1:
+            if len(self.protected_group) == 1:
                 frame[f"share_{when}"] = share[:, 0]
             else:
-                for i, lab in enumerate(self.protected):
+                for i, lab in enumerate(self.protected_group):
                     frame[f"share_{when}[{lab}]"] = share[:, i]
         frame["fair_before"] = self._fair_before
         frame["fair_after"] = self._fair_after
@@ -1615,7 +1615,7 @@ def _block_stats(block_of_pos, order, codes, cost, G, P, nb, sizes):
     return share, rho
 
 
-def raguel_block(X, groups, *, coef, intercept, weights, steps, protected, n_blocks=None, block_size=None,
+def raguel_block(X, groups, *, coef, intercept, weights, steps, protected_group, n_blocks=None, block_size=None,
                  immutable=None, bounds=None, tolerance=1 / 3, max_steps=10_000, beta=None) -> RaguelBlockResult:
     """RAGUEL-Block (Algorithm 2): fair representation and recourse fairness block by block.
 
@@ -1664,7 +1664,7 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected, n_blo
 
     Parameters
     ----------
-    X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps
+    X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps
         As in :func:`raguel`.
     n_blocks : int, optional
     block_size : int, optional
@@ -1683,14 +1683,14 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected, n_blo
     >>> import numpy as np
     >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
     >>> res = raguel_block(X, ["M", "M", "F", "F"], coef=[-2, 1], intercept=0, weights=[0.5, 1.0],
-    ...                    steps=[0.05, 1], protected="F", tolerance=1 / 2, block_size=2)
+    ...                    steps=[0.05, 1], protected_group="F", tolerance=1 / 2, block_size=2)
     >>> res.order.tolist(), round(float(res.X_new[2, 0]), 2), res.blocks_unfair_before, res.blocks_unfair_after
     ([0, 2, 1, 3], 2.5, 2, 0)
     """
     start = time.perf_counter()
     beta = _check_beta(beta)
     A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
-        X, groups, coef, intercept, weights, steps, protected, immutable, bounds, tolerance, max_steps)
+        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps)
     n, G = A.shape[0], len(labels)
     sizes = _block_sizes(n, n_blocks, block_size)
     nb = len(sizes)
@@ -1819,7 +1819,7 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected, n_blo
         cost_new=_frozen(cost_cur), changed=_frozen(changed),
         interventions=_interventions(records, columns, A, engine, cost_cur),
         exit_at=int(starts[exited[0]]) if exited else None, unattainable=_frozen(np.zeros(0, dtype=int)),
-        groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected=tuple(labels[i] for i in P),
+        groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected_group=tuple(labels[i] for i in P),
         p={labels[i]: float(v) for i, v in zip(P, p)}, tolerance=t, beta=beta,
         runtime=time.perf_counter() - start,
         block=_frozen(block_of_pos), block_sizes=_frozen(sizes),

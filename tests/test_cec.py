@@ -255,7 +255,7 @@ def test_matching_equals_brute_force_within_each_stratum(problem):
     F, y, a, Fp, yp, ap, separate, tau = problem
     frame = pd.DataFrame(F, columns=[f"c{j}" for j in range(F.shape[1])]).assign(note="text")  # extra non-numeric
     pool = pd.DataFrame(Fp, columns=frame.columns[:-1]).assign(note="text")
-    kwargs = dict(X_pool=pool, y_pool=yp, a_pool=ap) if separate else {}
+    kwargs = dict(X_pool=pool, y_pool=yp, groups_pool=ap) if separate else {}
     result = match_counterfactuals(frame, y, a, list(frame.columns[:-1]), tau=tau, **kwargs)
     codes, codes_p = (a == "m").astype(int), (ap == "m").astype(int)
     index, dist = brute_force_match(F, y, codes, Fp, yp, codes_p)
@@ -292,7 +292,7 @@ def test_baselines_are_label_group_means_of_the_fit_data():
     table = label_group_means(X, y, a)
     assert table.loc[(0, "f")].tolist() == [4.0, 5.0] and table.index.names == ["label", "group"]
     test_rows = np.array([[100.0, 100.0]])
-    assert np.allclose(label_group_baselines(test_rows, [1], ["m"], X_fit=X, y_fit=y, a_fit=a), [[3.5, 4.0]])
+    assert np.allclose(label_group_baselines(test_rows, [1], ["m"], X_fit=X, y_fit=y, groups_fit=a), [[3.5, 4.0]])
 
 
 # --------------------------------------------------------------------------- training
@@ -431,11 +431,11 @@ def test_bad_input_messages():
         match_counterfactuals(X, y, a, ["salary"])
     with pytest.raises(TypeError, match=r"\['job'\] of X are not numeric; encode them"):
         match_counterfactuals(X, y, a, ["job"])
-    with pytest.raises(ValueError, match=r"a group with no rows for a label.*y=1.*a='m'"):
+    with pytest.raises(ValueError, match=r"a group with no rows for a label.*y=1.*groups='m'"):
         match_counterfactuals(X, [1, 0, 1, 0], a, ["income"])
     with pytest.raises(ValueError, match="a group with no rows for a label"):
         label_group_means(X[["income"]], [1, 0, 1, 0], a)
-    with pytest.raises(ValueError, match=r"a must have exactly two values.*found 3"):
+    with pytest.raises(ValueError, match=r"groups must have exactly two values.*found 3"):
         match_counterfactuals(X, y, ["f", "m", "x", "m"], ["income"])
     with pytest.raises(ValueError, match="exactly two values"):
         label_group_baselines(X[["income"]], y, ["f"] * 4)

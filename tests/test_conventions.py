@@ -110,3 +110,21 @@ def test_random_state_is_documented_where_it_is_accepted():
         if "random_state" in params and "random_state" not in (inspect.getdoc(obj) or ""):
             undocumented.append(f"{module}.{attr}")
     assert not undocumented, f"take random_state but do not document it: {undocumented}"
+
+
+# One vocabulary for groups (see the API appendix): labels per individual are `groups`, the protected
+# label(s) among them `protected_group`, a boolean mask of protected individuals `protected`.
+RETIRED_NAMES = {"a", "a_pool", "a_fit", "a_test", "a_cf", "group", "sensitive", "protected_label"}
+
+
+def test_one_vocabulary_for_group_arguments():
+    offenders = []
+    for module, attr, obj in public_objects():
+        functions = {attr: obj} if inspect.isfunction(obj) else (
+            {f"{attr}.{m}": f for m, f in vars(obj).items() if inspect.isfunction(f) and not m.startswith("_")}
+            if inspect.isclass(obj) else {})
+        for name, function in functions.items():
+            retired = set(inspect.signature(function).parameters) & RETIRED_NAMES
+            if retired:
+                offenders.append(f"{module}.{name}: {sorted(retired)}")
+    assert not offenders, offenders

@@ -25,7 +25,7 @@ def test_cost_and_coverage_figures_label_groups_and_count_missing_recourse():
     f_line, m_line = ax.get_lines()
     np.testing.assert_allclose(f_line.get_ydata(), [0, 100 / 3, 200 / 3])
     np.testing.assert_allclose(m_line.get_ydata(), [0, 50, 100])
-    with pytest.raises(ValueError, match="cost has 2 values but group has 5"):
+    with pytest.raises(ValueError, match="cost has 2 values but groups has 5"):
         plotting.plot_cost_by_group(cost[:2], group)
     with pytest.raises(ValueError, match="NaN"):
         plotting.plot_coverage_curve([np.nan], ["f"])

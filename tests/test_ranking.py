@@ -34,7 +34,7 @@ EXAMPLE = pd.DataFrame({"LA": [3.5, 2.0, 4.0, 5.0], "LD": [6.0, 1.0, 4.0, 4.0]},
 GENDER = np.array(["M", "M", "F", "F"])
 # rejected where 2 LA - LD > 0: favourable when -2 LA + LD >= 0
 BOUNDARY = {"coef": [-2.0, 1.0], "intercept": 0.0, "weights": [0.5, 1.0]}
-RAGUEL_EXAMPLE = {**BOUNDARY, "steps": [0.05, 1.0], "protected": "F", "tolerance": 1 / 2}
+RAGUEL_EXAMPLE = {**BOUNDARY, "steps": [0.05, 1.0], "protected_group": "F", "tolerance": 1 / 2}
 
 
 # --------------------------------------------------------------------------- worked examples
@@ -389,7 +389,7 @@ def check_rerank(inst, res):
 @given(instances(), st.sampled_from([1 / 3, 1 / 2, 1.0]))
 def test_raguel_properties(inst, t):
     X_before, groups_before = inst["X"].copy(), inst["groups"].copy()
-    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected="P", tolerance=t))
+    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected_group="P", tolerance=t))
     assert np.array_equal(inst["X"], X_before) and np.array_equal(inst["groups"], groups_before)  # no mutation
     check_rerank(inst, res)
     p = float(np.mean(inst["groups"] == "P"))
@@ -419,7 +419,7 @@ def test_raguel_properties(inst, t):
 @given(instances(balanced=True))
 def test_raguel_every_prefix_fair_when_attainable(inst):
     # p = 1/2 and t = 1/2: from any fair prefix one of the two groups keeps the next one fair
-    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected="P", tolerance=1 / 2))
+    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected_group="P", tolerance=1 / 2))
     check_rerank(inst, res)
     if res.exit_at is None:
         assert res.unattainable.size == 0
@@ -429,7 +429,7 @@ def test_raguel_every_prefix_fair_when_attainable(inst):
 
 @given(instances(), st.sampled_from([0.2, 0.5]))
 def test_raguel_beta_holds_where_rows_are_modified(inst, beta):
-    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected="P", tolerance=1 / 2, beta=beta))
+    res = raguel(inst["X"], inst["groups"], **kwargs_of(inst, protected_group="P", tolerance=1 / 2, beta=beta))
     check_rerank(inst, res)
     rho = ranked_recourse_fairness(res.cost_new[res.order], inst["groups"][res.order], beta)
     positions = [i for i, r in enumerate(res.order.tolist()) if res.changed[r]]
@@ -444,7 +444,7 @@ def test_raguel_several_protected_groups():
     X[groups == "c"] -= 1.0
     X[groups == "b"] -= 0.5
     res = raguel(X, groups, coef=[1.0, 1.0, 0.5], intercept=-4.0, weights=[1.0, 2.0, 1.0], steps=0.05,
-                 protected=["b", "c"], tolerance=1 / 2)
+                 protected_group=["b", "c"], tolerance=1 / 2)
     p = {"b": np.mean(groups == "b"), "c": np.mean(groups == "c")}
     fair = ranked_fair_representation(groups[res.order], ["b", "c"], 1 / 2, p=p).per_prefix
     stop = len(fair) if res.exit_at is None else res.exit_at
@@ -464,7 +464,7 @@ def test_raguel_block_properties(inst, size, t, beta):
     n = len(inst["X"])
     size = min(size, n)
     res = raguel_block(inst["X"], inst["groups"],
-                       **kwargs_of(inst, protected="P", tolerance=t, block_size=size, beta=beta))
+                       **kwargs_of(inst, protected_group="P", tolerance=t, block_size=size, beta=beta))
     check_rerank(inst, res)
     sizes = res.block_sizes
     assert sizes.sum() == n and (sizes[:-1] == size).all()
@@ -504,7 +504,7 @@ def test_raguel_block_fixes_blocks_on_synthetic_data():
     X[groups == "P"] -= 0.3 * coef
     b = -(X @ coef).max() - 0.1
     res = raguel_block(X, groups, coef=coef, intercept=b, weights=[1.0, 0.5, 2.0, 1.0], steps=0.01,
-                       protected="P", block_size=100, immutable=[3])
+                       protected_group="P", block_size=100, immutable=[3])
     assert res.blocks_unfair_after < res.blocks_unfair_before
     swaps = res.swaps
     assert swaps["rho_before"].notna().sum() > 10
@@ -655,15 +655,15 @@ def test_bad_input_messages():
         linear_recourse(X, [1, 1, 1, 1], 0.0, 1.0, steps=0.1)
     with pytest.raises(ValueError, match="method='greedy' is not supported"):
         linear_recourse(X, [1, 1, 1, 1], 0.0, 1.0, method="greedy")
-    kw = {"coef": [1, 1, 1, 1], "intercept": -20.0, "weights": 1.0, "steps": 0.5, "protected": "P"}
+    kw = {"coef": [1, 1, 1, 1], "intercept": -20.0, "weights": 1.0, "steps": 0.5, "protected_group": "P"}
     with pytest.raises(ValueError, match="groups has a single value"):
         raguel(X, ["P", "P"], **kw)
     with pytest.raises(ValueError, match=r"tolerance=0 must lie in \(0, 1\]"):
         raguel(X, ["P", "N"], **kw, tolerance=0)
     with pytest.raises(ValueError, match=r"tolerance=1.5 must lie in \(0, 1\]"):
         fair_representation(["P"], "P", 1.5, p=0.5)
-    with pytest.raises(ValueError, match="protected='F' is not a label of groups"):
-        raguel(X, ["P", "N"], **{**kw, "protected": "F"})
+    with pytest.raises(ValueError, match="protected_group='F' is not a label of groups"):
+        raguel(X, ["P", "N"], **{**kw, "protected_group": "F"})
     with pytest.raises(ValueError, match="every feature is immutable"):
         raguel(X, ["P", "N"], **kw, immutable=[0, 1, 2, 3])
     with pytest.raises(ValueError, match="coef has 2 entries but X has 4 columns"):
