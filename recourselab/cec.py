@@ -386,6 +386,33 @@ def _nearest_stable(Zq: np.ndarray, Zs: np.ndarray, positions: np.ndarray) -> tu
     return out_pos, out_dist
 
 
+def _reference_data(read, own, y, a, X_ref, y_ref, groups_ref, suffix: str):
+    """The data a computation refers to: ``(X_ref, y_ref, groups_ref)`` when all three are given, else X itself.
+
+    ``read(X, name)`` turns a table into the matrix the caller needs and ``own``
+    is that matrix for X. Returns the reference matrix, its labels, the two
+    group values, the reference rows' group codes, X's group codes (in the
+    reference's coding) and the name of the groups argument for messages.
+    """
+    names = (f"X_{suffix}", f"y_{suffix}", f"groups_{suffix}")
+    given = [v is not None for v in (X_ref, y_ref, groups_ref)]
+    if any(given) and not all(given):
+        raise ValueError(f"give {', '.join(names[:2])} and {names[2]} together (features, labels and groups), "
+                         "or none of them to use X itself.")
+    if not any(given):
+        values, codes = _group_codes(a, "groups")
+        return own, y, values, codes, codes, "groups"
+    M_ref = read(X_ref, names[0])
+    y_r = _vector(y_ref, len(M_ref), names[1])
+    values, codes_ref = _group_codes(_vector(groups_ref, len(M_ref), names[2]), names[2])
+    return M_ref, y_r, values, codes_ref, _encode_groups(a, values, "groups", names[2]), names[2]
+
+
+def _cell_counts(y, codes, values) -> dict:
+    """Rows per (label, group) cell, for error messages."""
+    return {(_py(lab), values[k]): int(((y == lab) & (codes == k)).sum()) for lab in pd.unique(y) for k in (0, 1)}
+
+
 def match_counterfactuals(X, y, groups, financial, *, tau=None, X_pool=None, y_pool=None,
                           groups_pool=None) -> MatchResult:
     """Label-stratified nearest-neighbour counterfactuals (the paper's Definition 2 and Algorithm 1).
@@ -447,22 +474,8 @@ def match_counterfactuals(X, y, groups, financial, *, tau=None, X_pool=None, y_p
     n = len(F)
     y = _vector(y, n, "y")
     a = _vector(groups, n, "groups")
-    given = [v is not None for v in (X_pool, y_pool, groups_pool)]
-    if any(given) and not all(given):
-        raise ValueError("give X_pool, y_pool and groups_pool together (the pool's features, labels and groups), "
-                         "or none of them to match within X.")
-    if all(given):
-        Fp, _ = _financial_matrix(X_pool, financial, "X_pool")
-        yp = _vector(y_pool, len(Fp), "y_pool")
-        ap = _vector(groups_pool, len(Fp), "groups_pool")
-        values, ap_codes = _group_codes(ap, "groups_pool")
-        a_codes = _encode_groups(a, values, "groups", "groups_pool")
-        pool_groups = "groups_pool"
-    else:
-        Fp, yp, ap = F, y, a
-        values, ap_codes = _group_codes(ap, "groups")
-        a_codes = ap_codes
-        pool_groups = "groups"
+    Fp, yp, values, ap_codes, a_codes, pool_groups = _reference_data(
+        lambda table, name: _financial_matrix(table, financial, name)[0], F, y, a, X_pool, y_pool, groups_pool, "pool")
     if tau is not None:
         if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau) or tau < 0:
             raise ValueError(f"tau={tau!r} must be None or a distance >= 0 (in standardised units; 0 = no threshold).")
@@ -480,8 +493,7 @@ def match_counterfactuals(X, y, groups, financial, *, tau=None, X_pool=None, y_p
                 continue
             stratum = np.flatnonzero((yp == label) & (ap_codes == 1 - g))
             if len(stratum) == 0:
-                counts = {(_py(lab), values[k]): int(((yp == lab) & (ap_codes == k)).sum())
-                          for lab in pd.unique(yp) for k in (0, 1)}
+                counts = _cell_counts(yp, ap_codes, values)
                 label = _py(label)
                 raise ValueError(
                     f"a group with no rows for a label: the pool has no rows with label y={label!r} in group "
@@ -574,7 +586,7 @@ def label_group_means(X, y, groups) -> pd.DataFrame:
         for g in (0, 1):
             cell = (y == label) & (codes == g)
             if not cell.any():
-                counts = {(lab, values[k]): int(((y == lab) & (codes == k)).sum()) for lab in labels for k in (0, 1)}
+                counts = _cell_counts(y, codes, values)
                 raise ValueError(
                     f"a group with no rows for a label: no rows with label y={label!r} in group "
                     f"groups={values[g]!r}, so that (label, group) baseline is undefined. Counts by (label, group): "
@@ -617,23 +629,10 @@ def label_group_baselines(X, y, groups, *, X_fit=None, y_fit=None, groups_fit=No
     n = len(M)
     y = _vector(y, n, "y")
     a = _vector(groups, n, "groups")
-    given = [v is not None for v in (X_fit, y_fit, groups_fit)]
-    if any(given) and not all(given):
-        raise ValueError("give X_fit, y_fit and groups_fit together, or none of them to use X itself.")
-    if all(given):
-        Mf = _numeric_matrix(X_fit, "X_fit")
-        if Mf.shape[1] != M.shape[1]:
-            raise ValueError(f"X_fit has {Mf.shape[1]} columns but X has {M.shape[1]}; use the same features.")
-        yf = _vector(y_fit, len(Mf), "y_fit")
-        af = _vector(groups_fit, len(Mf), "groups_fit")
-        values, codes_f = _group_codes(af, "groups_fit")
-        codes = _encode_groups(a, values, "groups", "groups_fit")
-        fit_groups = "groups_fit"
-    else:
-        Mf, yf, values = M, y, None
-        values, codes_f = _group_codes(a, "groups")
-        codes = codes_f
-        fit_groups = "groups"
+    Mf, yf, values, codes_f, codes, fit_groups = _reference_data(_numeric_matrix, M, y, a, X_fit, y_fit, groups_fit,
+                                                                 "fit")
+    if Mf.shape[1] != M.shape[1]:
+        raise ValueError(f"X_fit has {Mf.shape[1]} columns but X has {M.shape[1]}; use the same features.")
     out = np.empty_like(M)
     for label in pd.unique(y):
         for g in (0, 1):
@@ -642,8 +641,7 @@ def label_group_baselines(X, y, groups, *, X_fit=None, y_fit=None, groups_fit=No
                 continue
             cell = (yf == label) & (codes_f == g)
             if not cell.any():
-                counts = {(_py(lab), values[k]): int(((yf == lab) & (codes_f == k)).sum())
-                          for lab in pd.unique(yf) for k in (0, 1)}
+                counts = _cell_counts(yf, codes_f, values)
                 label = _py(label)
                 raise ValueError(
                     f"a group with no rows for a label: the fit data has no rows with label y={label!r} in group "

@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
+from scipy.sparse.csgraph import breadth_first_order, connected_components, dijkstra, shortest_path
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity, NearestNeighbors
@@ -35,6 +35,7 @@ __all__ = [
     "FeasibilityGraph",
     "build_feasibility_graph",
     "connectivity_by_epsilon",
+    "choose_epsilon",
     "FaceCounterfactuals",
     "face_counterfactuals",
 ]
@@ -165,17 +166,22 @@ class FeasibilityGraph:
         return graph
 
     def _check_nodes(self, nodes, name: str) -> np.ndarray:
-        nodes = np.asarray(nodes)
-        if nodes.dtype == bool:
-            if nodes.shape != (self.n_nodes,):
-                raise ValueError(f"{name} as a mask must have one entry per node ({self.n_nodes}), got {nodes.shape}.")
-            nodes = np.flatnonzero(nodes)
-        nodes = nodes.astype(int, copy=False).ravel()
-        if nodes.size == 0:
-            raise ValueError(f"{name} is empty; give at least one node index.")
-        if nodes.min() < 0 or nodes.max() >= self.n_nodes:
-            raise ValueError(f"{name} holds node indices outside 0..{self.n_nodes - 1}.")
-        return nodes
+        return _check_nodes(nodes, self.n_nodes, name)
+
+
+def _check_nodes(nodes, n_nodes: int, name: str) -> np.ndarray:
+    """Node positions from an index array or a boolean mask, validated."""
+    nodes = np.asarray(nodes)
+    if nodes.dtype == bool:
+        if nodes.shape != (n_nodes,):
+            raise ValueError(f"{name} as a mask must have one entry per node ({n_nodes}), got {nodes.shape}.")
+        nodes = np.flatnonzero(nodes)
+    nodes = nodes.astype(int, copy=False).ravel()
+    if nodes.size == 0:
+        raise ValueError(f"{name} is empty; give at least one node index.")
+    if nodes.min() < 0 or nodes.max() >= n_nodes:
+        raise ValueError(f"{name} holds node indices outside 0..{n_nodes - 1}.")
+    return nodes
 
 
 def _kde_bandwidth(train: np.ndarray, bandwidth) -> float:
@@ -357,41 +363,92 @@ def build_feasibility_graph(
     return FeasibilityGraph(adjacency, lengths, Z, epsilon, weighting, bandwidth_used, log_density)
 
 
-def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None) -> pd.DataFrame:
+def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sources=None,
+                            targets=None) -> pd.DataFrame:
     """Connectivity of the feasibility graph for several epsilons, from one neighbour query.
 
     For each epsilon: number of edges, number of weakly connected components,
     share of singleton nodes and share of nodes in the largest component (the
-    statistics FACEGroup plots to choose epsilon, its Fig. 2).
+    statistics FACEGroup plots to choose epsilon, its Fig. 2). With
+    ``sources`` and ``targets`` (row positions, e.g. refused and approved
+    individuals) also the number of sources with a feasible path to some
+    target, ``"coverable sources"``, found by one breadth-first search per
+    epsilon on the reversed graph from a virtual node joined to every target;
+    :func:`choose_epsilon` picks epsilon from it.
 
     Returns
     -------
     pandas.DataFrame
         One row per epsilon, in increasing order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.array([[0.0], [0.1], [0.2], [0.9]])
+    >>> table = connectivity_by_epsilon(Z, [0.15, 0.8], sources=[0], targets=[2, 3])
+    >>> table[["epsilon", "components", "coverable sources"]].values.tolist()
+    [[0.15, 2.0, 1.0], [0.8, 1.0, 1.0]]
     """
     Z = np.asarray(Z, dtype=float)
     epsilons = np.sort(np.asarray(epsilons, dtype=float).ravel())
     if epsilons.size == 0 or not (epsilons > 0).all() or not np.isfinite(epsilons).all():
         raise ValueError(f"epsilons={epsilons.tolist()} must be a non-empty list of positive numbers.")
     Z = _check_matrix(Z, "Z", Z.shape[1] if encoder is None else encoder.n_columns)
+    if (sources is None) != (targets is None):
+        raise ValueError("give sources and targets together (row positions), or neither.")
+    if sources is not None:
+        sources, targets = _check_nodes(sources, len(Z), "sources"), _check_nodes(targets, len(Z), "targets")
     rows, cols, dist = _radius_pairs(Z, float(epsilons[-1]))
     if encoder is not None and rows.size:
         keep = encoder.feasible(Z[rows], Z[cols])
         rows, cols, dist = rows[keep], cols[keep], dist[keep]
+    n = len(Z)
     out = []
     for eps in epsilons:
         inside = dist <= eps
-        graph = csr_matrix((np.ones(inside.sum()), (rows[inside], cols[inside])), shape=(len(Z), len(Z)))
+        graph = csr_matrix((np.ones(inside.sum()), (rows[inside], cols[inside])), shape=(n, n))
         n_comp, labels = connected_components(graph, directed=True, connection="weak")
         sizes = np.bincount(labels)
-        out.append({
+        row = {
             "epsilon": float(eps),
             "edges": int(inside.sum()),
             "components": int(n_comp),
             "singletons (share)": float(np.mean(sizes[labels] == 1)),
-            "largest component (share)": float(sizes.max() / len(Z)),
-        })
+            "largest component (share)": float(sizes.max() / n),
+        }
+        if sources is not None:
+            # reversed edges (a move i -> j becomes j -> i) plus a virtual node n pointing at every target:
+            # the nodes it reaches are exactly those with a feasible path to some target
+            reverse = csr_matrix((np.ones(inside.sum() + len(targets)),
+                                  (np.concatenate([cols[inside], np.full(len(targets), n)]),
+                                   np.concatenate([rows[inside], targets]))), shape=(n + 1, n + 1))
+            reaches = np.zeros(n + 1, dtype=bool)
+            reaches[breadth_first_order(reverse, n, directed=True, return_predecessors=False)] = True
+            row["coverable sources"] = int(reaches[sources].sum())
+        out.append(row)
     return pd.DataFrame(out)
+
+
+def choose_epsilon(connectivity: pd.DataFrame) -> float:
+    """FACEGroup's rule: the smallest epsilon after which no further source becomes coverable.
+
+    Parameters
+    ----------
+    connectivity : DataFrame
+        :func:`connectivity_by_epsilon`'s output computed with ``sources`` and ``targets``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> choose_epsilon(pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 7, 7]}))
+    1.5
+    """
+    if not isinstance(connectivity, pd.DataFrame) or "coverable sources" not in connectivity.columns:
+        raise ValueError("connectivity must come from connectivity_by_epsilon(..., sources=..., targets=...) "
+                         "(it needs the 'coverable sources' column).")
+    table = connectivity.sort_values("epsilon", kind="stable")
+    best = table["coverable sources"].max()
+    return float(table.loc[table["coverable sources"] == best, "epsilon"].iloc[0])
 
 
 @dataclass(frozen=True)

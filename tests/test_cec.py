@@ -435,6 +435,12 @@ def test_bad_input_messages():
         match_counterfactuals(X, [1, 0, 1, 0], a, ["income"])
     with pytest.raises(ValueError, match="a group with no rows for a label"):
         label_group_means(X[["income"]], [1, 0, 1, 0], a)
+    with pytest.raises(ValueError, match=r"give X_pool, y_pool and groups_pool together"):
+        match_counterfactuals(X, y, a, ["income"], X_pool=X)
+    with pytest.raises(ValueError, match=r"give X_fit, y_fit and groups_fit together"):
+        label_group_baselines(X[["income"]], y, a, y_fit=y)
+    with pytest.raises(ValueError, match=r"the pool has no rows with label y=1 in group groups_pool='m'"):
+        match_counterfactuals(X, y, a, ["income"], X_pool=X, y_pool=[1, 0, 0, 0], groups_pool=a)
     with pytest.raises(ValueError, match=r"groups must have exactly two values.*found 3"):
         match_counterfactuals(X, y, ["f", "m", "x", "m"], ["income"])
     with pytest.raises(ValueError, match="exactly two values"):

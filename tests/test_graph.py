@@ -11,6 +11,7 @@ from recourselab.features import Encoder, FeatureSpec
 from recourselab.graph import (
     _relative_log_density,
     build_feasibility_graph,
+    choose_epsilon,
     connectivity_by_epsilon,
     face_counterfactuals,
 )
@@ -134,6 +135,29 @@ def test_connectivity_by_epsilon_matches_separate_builds(german, german_encoder)
         assert row["edges"] == stats["edges"]
         assert row["components"] == stats["components"]
         assert row["singletons (share)"] == pytest.approx(stats["singletons (share)"])
+
+
+@given(specs_and_frames(min_rows=4, max_rows=18), st.lists(st.floats(0.1, 2.0), min_size=1, max_size=3),
+       st.randoms(use_true_random=False))
+def test_coverable_sources_match_path_searches_in_separate_builds(data, epsilons, rnd):
+    enc, Z = encoded(data)
+    nodes = list(range(len(Z)))
+    rnd.shuffle(nodes)
+    cut = rnd.randint(1, len(Z) - 1)
+    sources, targets = np.array(nodes[:cut]), np.array(nodes[cut:])
+    table = connectivity_by_epsilon(Z, epsilons, encoder=enc, sources=sources, targets=targets)
+    for _, row in table.iterrows():
+        try:
+            graph = build_feasibility_graph(Z, row["epsilon"], encoder=enc, weighting="hops")
+        except ValueError:  # no edge at all: nobody is coverable
+            assert row["coverable sources"] == 0
+            continue
+        hops = graph.costs(sources, targets, cost="hops")
+        assert row["coverable sources"] == int(np.isfinite(hops).any(axis=1).sum())
+    chosen = choose_epsilon(table)
+    best = table["coverable sources"].max()
+    assert table.loc[table["epsilon"] == chosen, "coverable sources"].iloc[0] == best
+    assert (table.loc[table["epsilon"] < chosen, "coverable sources"] < best).all()
 
 
 def test_face_picks_the_cheapest_reachable_target_and_a_valid_path():
