@@ -5,13 +5,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test bench cec-results clean help
+.PHONY: book test bench cec-results clean help chapter
 
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
 	@echo "make test   run the recourselab test suite (pytest)"
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
 	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
+	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
 	@echo "make clean  remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -35,3 +36,6 @@ cec-results: $(STAMP)
 
 clean:
 	rm -rf _build
+
+chapter: $(STAMP)
+	$(BIN)/python tools/run_chapter.py $(addprefix book/,$(addsuffix .md,$(CH)))

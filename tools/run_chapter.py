@@ -1,0 +1,50 @@
+"""Execute one or more chapters top to bottom, as the book build does, and report errors and stderr.
+
+Usage: .venv/bin/python tools/run_chapter.py book/fair_ranking.md [book/other.md ...]
+(or `make chapter CH=fair_ranking`). Exits non-zero on a cell error or on any
+stderr output (the book build treats stderr as a warning and fails).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import jupytext
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+
+def run(path: Path) -> bool:
+    if "{code-cell}" not in path.read_text():
+        print(f"{path}: no code cells (a plain page), skipped")
+        return True
+    notebook = jupytext.read(path)
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as err:
+        print(f"{path}: cell error after {time.perf_counter() - start:.1f} s\n{err}")
+        return False
+    problems = []
+    for number, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                problems.append(f"cell {number}: stderr: {output.get('text', '')[:500]}")
+    elapsed = time.perf_counter() - start
+    if problems:
+        print(f"{path}: {len(problems)} stderr output(s) in {elapsed:.1f} s")
+        print("\n".join(problems))
+        return False
+    print(f"{path}: ok in {elapsed:.1f} s")
+    return True
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    results = [run(Path(arg)) for arg in sys.argv[1:]]
+    sys.exit(0 if all(results) else 1)
