@@ -28,6 +28,17 @@ form :func:`monte_carlo_recourse`, the perturbation baseline
 :func:`noisy_recourse`, :func:`validity`, and :func:`robustness_experiment`,
 which runs the design of the paper's Table 3.
 
+Input conventions. Probabilities (``m``, ``proba``, ``m_i``, the samplers'
+``others_proba``) must lie in [0, 1] and be finite; shares and levels
+(``rho``, ``rhos``, ``p``, ``ps``) lie in [0, 1]. A *prediction
+counterfactual* :math:`m'` may exceed 1 or be ``inf`` (no probability is enough;
+the paper keeps such values), but it is never NaN or negative. Counts, row
+positions and seeds (``n_samples``, ``index``, ``candidates``, ``problems``,
+``random_state``) must be Python or numpy integers: floats are rejected even
+when whole, never truncated. Amounts of the resource (``weights``,
+``capacity``, ``capacities``) are data in whole units: an int, or a float with a
+whole value such as ``6.0``; ``2.5`` is rejected.
+
 Speed: the utility counterfactual of *every* applicant under the knapsack
 policy comes from one prefix and one suffix dynamic programme (:math:`O(n r)`
 time in total instead of :math:`O(n^2 r)` for re-solving the knapsack per
@@ -85,7 +96,14 @@ _SLICE_LOOP_FROM = 1024
 
 
 # --------------------------------------------------------------------------- validation helpers
+def _entry(arr: np.ndarray, name: str, where: int) -> str:
+    """``name[i]=value`` for an array, ``name=value`` for a scalar (for messages)."""
+    return f"{name}={arr.ravel()[where]:g}" if arr.ndim == 0 else f"{name}[{where}]={arr.ravel()[where]:g}"
+
+
 def _float_array(x, name: str, *, allow_inf: bool = False) -> np.ndarray:
+    if x is None:
+        raise TypeError(f"{name} is None; give numbers (an array or a scalar).")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -94,9 +112,42 @@ def _float_array(x, name: str, *, allow_inf: bool = False) -> np.ndarray:
     if bad.any():
         where = int(np.flatnonzero(bad.ravel())[0])
         raise ValueError(
-            f"{name}[{where}]={arr.ravel()[where]} is not {'a number' if allow_inf else 'finite'}; "
+            f"{_entry(arr, name, where)} is not {'a number' if allow_inf else 'finite'}; "
             f"give {'numbers' if allow_inf else 'finite numbers'} only."
         )
+    return arr
+
+
+def _check_probabilities(x, name: str) -> np.ndarray:
+    """Finite probabilities in [0, 1] (an array or a scalar); errors name the first bad entry."""
+    arr = _float_array(x, name)
+    bad = (arr < 0) | (arr > 1)
+    if bad.any():
+        where = int(np.flatnonzero(bad.ravel())[0])
+        raise ValueError(f"{_entry(arr, name, where)} is outside [0, 1]; {name} holds probabilities (e.g. a "
+                         "model's predict_proba[:, 1]).")
+    return arr
+
+
+def _check_utilities(x, name: str) -> np.ndarray:
+    """Utilities: finite numbers or +inf (a counterfactual that can never be met); NaN and -inf are errors."""
+    arr = _float_array(x, name, allow_inf=True)
+    bad = arr == -np.inf
+    if bad.any():
+        where = int(np.flatnonzero(bad.ravel())[0])
+        raise ValueError(f"{_entry(arr, name, where)}: a utility of -inf has no probability; give finite utilities "
+                         "(or +inf for a counterfactual that can never be met).")
+    return arr
+
+
+def _check_targets(x, name: str) -> np.ndarray:
+    """Prediction counterfactuals m': numbers >= 0; above 1 and inf are allowed (no probability is enough)."""
+    arr = _float_array(x, name, allow_inf=True)
+    bad = arr < 0
+    if bad.any():
+        where = int(np.flatnonzero(bad.ravel())[0])
+        raise ValueError(f"{_entry(arr, name, where)} is negative; {name} is a probability to reach (>= 0; values "
+                         "above 1 or inf mean no probability is enough).")
     return arr
 
 
@@ -134,9 +185,11 @@ def _check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
 
 
 def _check_capacity(capacity, name: str = "capacity") -> int:
-    if isinstance(capacity, bool) or not isinstance(capacity, numbers.Real):
+    if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, numbers.Real):
         raise TypeError(f"{name}={capacity!r} must be an integer amount of the resource.")
-    if not math.isfinite(capacity) or capacity != int(capacity):
+    if not math.isfinite(capacity):
+        raise ValueError(f"{name}={capacity!r} is not a finite whole number; give the budget in whole units.")
+    if capacity != int(capacity):
         raise ValueError(f"{name}={capacity!r} is not an integer; round the budget to whole units of the resource.")
     if capacity < 0:
         raise ValueError(f"{name}={capacity!r} is negative; a budget must be >= 0.")
@@ -162,17 +215,17 @@ def _check_policy(policy) -> str:
     return policy
 
 
-def _policy_weights(policy: str, weights, n: int) -> np.ndarray:
+def _policy_weights(policy: str, weights, n: int, name: str = "weights") -> np.ndarray:
     """Integer weights for the knapsack; ones for the greedy policy (which must not get other weights)."""
     if policy == "knapsack":
-        return _check_weights(weights, n)
+        return _check_weights(weights, n, name)
     if weights is None:
         return np.ones(n, dtype=np.int64)
-    w = _check_weights(weights, n)
+    w = _check_weights(weights, n, name)
     if (w != 1).any():
         i = int(np.flatnonzero(w != 1)[0])
         raise ValueError(
-            f"weights[{i}]={w[i]} but the greedy policy gives every applicant one slot; pass weights=None "
+            f"{name}[{i}]={w[i]} but the greedy policy gives every applicant one slot; pass {name}=None "
             "(or all ones), or use policy='knapsack' for requests of different sizes."
         )
     return w
@@ -187,15 +240,37 @@ def _check_eps(eps) -> float:
 def _check_rng(random_state) -> np.random.Generator:
     if random_state is None or isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state)
-    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state={random_state!r} must be None, an int seed or a numpy.random.Generator.")
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"random_state={random_state!r} must be None, an int seed or a numpy.random.Generator "
+                        "(floats are not truncated to a seed).")
+    if random_state < 0:
+        raise ValueError(f"random_state={random_state!r} must be an int >= 0 (a seed for numpy).")
     return np.random.default_rng(random_state)
 
 
+def _check_count(value, name: str, minimum: int = 1) -> int:
+    """A count given as a Python or numpy integer (floats are rejected, even whole ones)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name}={value!r} must be an integer >= {minimum} (a Python or numpy int; floats such "
+                         "as 2.0 are not accepted).")
+    return int(value)
+
+
 def _check_unit_interval(x, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not (0 <= x <= 1):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) or not (0 <= x <= 1):
         raise ValueError(f"{name}={x!r} must lie in [0, 1].")
     return float(x)
+
+
+def _check_levels(values, name: str) -> tuple:
+    """A sequence of distinct levels in [0, 1] (one number is one level)."""
+    values = (values,) if isinstance(values, numbers.Real) else tuple(values)
+    levels = tuple(_check_unit_interval(x, name) for x in values)
+    duplicated = sorted({f"{x:g}" for x in levels if sum(f"{y:g}" == f"{x:g}" for y in levels) > 1})
+    if duplicated:
+        raise ValueError(f"{name} repeats the level(s) {duplicated}; each level names a method in the table, so give "
+                         "each once.")
+    return levels
 
 
 # --------------------------------------------------------------------------- utilities
@@ -239,7 +314,7 @@ def lending_utility(m, credit, G1, G2, C):
     Parameters
     ----------
     m : float or array
-        Probability of repayment.
+        Probability of repayment, in [0, 1].
     credit : float or array (broadcast with ``m``)
         Requested credit (>= 0).
     G1, C : float in [0, 1]
@@ -258,7 +333,7 @@ def lending_utility(m, credit, G1, G2, C):
     """
     G1, G2, C = _lending_params(G1, G2, C)
     slope = _lending_slope(credit, G1, G2, C)
-    m = _float_array(m, "m", allow_inf=True)
+    m = _check_probabilities(m, "m")
     out = m * slope - C * np.asarray(credit, dtype=float)
     return float(out) if out.ndim == 0 else out
 
@@ -277,7 +352,7 @@ def lending_probability(v, credit, G1, G2, C):
     """
     G1, G2, C = _lending_params(G1, G2, C)
     slope = _lending_slope(credit, G1, G2, C)
-    v = _float_array(v, "v", allow_inf=True)
+    v = _check_utilities(v, "v")
     out = (v + C * np.asarray(credit, dtype=float)) / slope
     return float(out) if out.ndim == 0 else out
 
@@ -299,8 +374,8 @@ def admission_utility(m, G, C):
 
     .. math:: u = M (G - C) + (1 - M)(-C) = M G - C
 
-    with :math:`M` the probability of graduating, :math:`G > 0` the gain of a
-    graduate and :math:`C \\ge 0` the cost of a student.
+    with :math:`M` the probability of graduating (in [0, 1]), :math:`G > 0` the
+    gain of a graduate and :math:`C \\ge 0` the cost of a student.
 
     Examples
     --------
@@ -308,7 +383,7 @@ def admission_utility(m, G, C):
     [0.2, 0.1, 0.0, -0.1]
     """
     G, C = _admission_params(G, C)
-    out = _float_array(m, "m", allow_inf=True) * G - C
+    out = _check_probabilities(m, "m") * G - C
     return float(out) if out.ndim == 0 else out
 
 
@@ -321,7 +396,7 @@ def admission_probability(v, G, C):
     0.7
     """
     G, C = _admission_params(G, C)
-    out = (_float_array(v, "v", allow_inf=True) + C) / G
+    out = (_check_utilities(v, "v") + C) / G
     return float(out) if out.ndim == 0 else out
 
 
@@ -856,19 +931,22 @@ def prediction_ce(v_prime, utility, weights=None):
     [0.925, 0.557143, 0.383333, 0.3]
     """
     utility = _check_utility(utility)
-    return utility.probability(_float_array(v_prime, "v_prime", allow_inf=True), weights)
+    return utility.probability(_check_utilities(v_prime, "v_prime"), weights)
 
 
 def prediction_cost(m, m_prime):
     """The paper's recourse cost in probability space: :math:`|M(x) - m'|`, 0 when :math:`M(x) \\ge m'`.
+
+    ``m`` are probabilities in [0, 1]; ``m_prime`` are prediction
+    counterfactuals (>= 0; above 1 or ``inf`` is allowed and gives that cost).
 
     Examples
     --------
     >>> prediction_cost([0.8, 0.9], [0.925, 0.5]).round(3).tolist()
     [0.125, 0.0]
     """
-    m = _float_array(m, "m")
-    m_prime = _float_array(m_prime, "m_prime", allow_inf=True)
+    m = _check_probabilities(m, "m")
+    m_prime = _check_targets(m_prime, "m_prime")
     out = np.maximum(m_prime - m, 0.0)
     return float(out) if out.ndim == 0 else out
 
@@ -941,14 +1019,15 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     Z : array of shape (n, n_columns)
         Encoded rows (``encoder.transform``); the applicant and the candidates.
     index : int
-        Row of the applicant.
+        Row of the applicant (a Python or numpy int).
     m_prime : float
         Prediction counterfactual to reach (e.g. from :func:`prediction_ce` or
-        :func:`robust_recourse`); above 1 or ``inf`` means no profile can.
+        :func:`robust_recourse`), >= 0; above 1 or ``inf`` means no profile can.
     encoder : Encoder
         The fitted encoder that produced ``Z``.
     candidates : array of int or bool mask, optional
-        Rows of ``Z`` allowed as targets; default all rows.
+        Rows of ``Z`` allowed as targets (integer positions, not floats);
+        default all rows.
     weights : mapping, optional
         Per-feature cost weights overriding the specs' ``weight``.
     norm : {"l1", "l2"}, default "l1"
@@ -982,16 +1061,24 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < n:
         raise ValueError(f"index={index!r} must be a row position in Z (0 <= index < {n}).")
     index = int(index)
-    if isinstance(m_prime, bool) or not isinstance(m_prime, numbers.Real) or math.isnan(m_prime):
+    if isinstance(m_prime, (bool, np.bool_)) or not isinstance(m_prime, numbers.Real) or math.isnan(m_prime):
         raise ValueError(f"m_prime={m_prime!r} must be a number (a probability to reach).")
+    if m_prime < 0:
+        raise ValueError(f"m_prime={m_prime!r} is negative; give a probability to reach (>= 0).")
     if candidates is None:
         rows = np.arange(n)
     else:
         cand = np.asarray(candidates)
         if cand.dtype == bool:
             if cand.shape != (n,):
-                raise ValueError(f"candidates is a mask of shape {cand.shape}; it must have one entry per row of Z ({n}).")
+                raise ValueError(f"candidates is a mask of shape {cand.shape}; it must have one entry per row of Z "
+                                 f"({n}).")
             rows = np.flatnonzero(cand)
+        elif cand.size and not np.issubdtype(cand.dtype, np.integer):
+            raise ValueError(
+                f"candidates has dtype {cand.dtype}; give integer row positions or a boolean mask (a float such as "
+                "1.7 is not truncated to a row)."
+            )
         else:
             rows = np.unique(cand.astype(np.int64).ravel())
             if len(rows) and (rows.min() < 0 or rows.max() >= n):
@@ -1006,10 +1093,9 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     if len(reach) == 0:
         return FeatureCounterfactual(index, -1, float("inf"), float("nan"), float(m_prime), own)
     res = nearest_counterfactuals(Z[index:index + 1], Z[reach], encoder, weights=weights, norm=norm)
-    best = int(res.best_index[0])
-    if best < 0:
+    if not res.has_recourse[0]:
         return FeatureCounterfactual(index, -1, float("inf"), float("nan"), float(m_prime), own)
-    target = int(reach[best])
+    target = int(reach[res.best_index[0]])
     return FeatureCounterfactual(index, target, float(res.best_cost[0]), float(proba[rows == target][0]),
                                  float(m_prime), own)
 
@@ -1034,7 +1120,7 @@ def prediction_ce_matrix(proba, weights, capacities, *, policy: str, utility, ep
     Parameters
     ----------
     proba : array of float, shape (n,)
-        Predicted probabilities :math:`M(x_i)`.
+        Predicted probabilities :math:`M(x_i)`, in [0, 1].
     weights : array of int, shape (n,), or None
         Requested amounts (knapsack); None for the greedy policy.
     capacities : array of int, shape (n_capacities,)
@@ -1054,7 +1140,7 @@ def prediction_ce_matrix(proba, weights, capacities, *, policy: str, utility, ep
            [0.6, 0.6, 0.6, 0.6]])
     """
     utility = _check_utility(utility)
-    p = _check_values(proba, "proba")
+    p = _check_probabilities(_check_values(proba, "proba"), "proba")
     values = utility.value(p, weights)
     v_prime = _utility_ce_matrix(values, weights, capacities, policy, eps)
     if weights is None:
@@ -1081,7 +1167,7 @@ def robust_recourse(ce_samples, rho) -> np.ndarray:
     ----------
     ce_samples : array of float, shape (n_samples, n)
         Prediction counterfactuals, e.g. :func:`prediction_ce_matrix` over
-        sampled budgets (``inf`` allowed).
+        sampled budgets: >= 0, ``inf`` allowed, NaN not.
     rho : float in [0, 1]
 
     Returns
@@ -1096,7 +1182,7 @@ def robust_recourse(ce_samples, rho) -> np.ndarray:
     >>> robust_recourse([[0.1], [0.2], [0.01], [0.2], [0.2], [0.25]], 0.5).tolist()
     [0.2]
     """
-    samples = _float_array(ce_samples, "ce_samples", allow_inf=True)
+    samples = _check_targets(ce_samples, "ce_samples")
     if samples.ndim == 1:
         samples = samples[:, None]
     if samples.ndim != 2 or samples.shape[0] == 0:
@@ -1176,14 +1262,14 @@ def monte_carlo_recourse(m_i, w_i, sampler: Callable, n_samples: int, rho, *, po
 
     Parameters
     ----------
-    m_i : float
+    m_i : float in [0, 1]
         The applicant's current probability.
     w_i : int
         The applicant's requested amount (ignored by the greedy policy).
     sampler : callable
         ``sampler(rng) -> (others_proba, others_weights, capacity, utility)``
-        for one sampled problem; ``others_weights`` may be None for the
-        greedy policy.
+        for one sampled problem (``others_proba`` in [0, 1]); ``others_weights``
+        may be None for the greedy policy.
     n_samples : int >= 1
     rho : float in [0, 1]
     policy : {"knapsack", "greedy"}
@@ -1207,11 +1293,11 @@ def monte_carlo_recourse(m_i, w_i, sampler: Callable, n_samples: int, rho, *, po
     (0.8, 0.81)
     """
     policy = _check_policy(policy)
-    if isinstance(m_i, bool) or not isinstance(m_i, numbers.Real) or not math.isfinite(m_i):
-        raise ValueError(f"m_i={m_i!r} must be a finite probability.")
+    if isinstance(m_i, (bool, np.bool_)) or not isinstance(m_i, numbers.Real) or not (math.isfinite(m_i)
+                                                                                       and 0 <= m_i <= 1):
+        raise ValueError(f"m_i={m_i!r} must be a probability in [0, 1] (the applicant's current probability).")
     w_i = _check_capacity(w_i, "w_i") if policy == "knapsack" else 1
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
-        raise ValueError(f"n_samples={n_samples!r} must be a positive integer.")
+    n_samples = _check_count(n_samples, "n_samples")
     rho = _check_unit_interval(rho, "rho")
     if not callable(sampler):
         raise TypeError(f"sampler must be a function rng -> (others_proba, others_weights, capacity, utility), "
@@ -1226,9 +1312,10 @@ def monte_carlo_recourse(m_i, w_i, sampler: Callable, n_samples: int, rho, *, po
             raise TypeError("sampler(rng) must return a tuple (others_proba, others_weights, capacity, utility).")
         p_others, w_others, capacity, utility = drawn
         utility = _check_utility(utility)
-        p_others = _float_array(np.atleast_1d(p_others), "others_proba").ravel()
-        w_others = _policy_weights(policy, w_others, len(p_others)) if len(p_others) else np.zeros(0, np.int64)
-        r = _check_capacity(capacity)
+        p_others = _check_probabilities(np.atleast_1d(p_others), "others_proba").ravel()
+        w_others = (_policy_weights(policy, w_others, len(p_others), "others_weights") if len(p_others)
+                    else np.zeros(0, np.int64))
+        r = _check_capacity(capacity, "capacity (from sampler)")
         values = utility.value(p_others, w_others if policy == "knapsack" else None) if len(p_others) else p_others
         t = _single_threshold(np.asarray(values, dtype=float), w_others, w_i, r, policy)
         samples[j] = utility.probability(t + eps, w_i if policy == "knapsack" else None)
@@ -1282,8 +1369,7 @@ def noisy_recourse(proba, weights, capacity, sigma, p, *, policy: str, utility, 
     if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (math.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma={sigma!r} must be a finite number >= 0 (the budget distribution's sd).")
     p = _check_unit_interval(p, "p")
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 1:
-        raise ValueError(f"n_samples={n_samples!r} must be a positive integer.")
+    n_samples = _check_count(n_samples, "n_samples")
     rng = _check_rng(random_state)
     z = float(norm.ppf((1 + p) / 2))
     if sigma == 0 or z == 0:
@@ -1314,9 +1400,12 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     Parameters
     ----------
     m_new : array of float, shape (n,)
-        New probability of each applicant (e.g. ``max(proba, m')``).
+        New probability of each applicant (e.g. ``max(proba, m')``), >= 0 and
+        not NaN. A prediction counterfactual above 1 (or ``inf``) may be passed
+        as it is: it counts as valid under the budgets whose counterfactual it
+        reaches (``inf`` under every finite one), as in the paper's Table 3.
     proba : array of float, shape (n,)
-        Current probabilities of the pool.
+        Current probabilities of the pool, in [0, 1].
     weights : array of int, shape (n,), or None
     capacities : array of int, shape (n_capacities,)
     policy : {"knapsack", "greedy"}
@@ -1334,7 +1423,7 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     [1.0, 1.0, 0.5, 0.5]
     """
     ce = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility, eps=eps)
-    m_new = _float_array(m_new, "m_new", allow_inf=True)
+    m_new = _check_targets(m_new, "m_new")
     if m_new.shape != ce.shape[1:]:
         raise ValueError(f"m_new has shape {m_new.shape} but the pool has {ce.shape[1]} applicants.")
     return ((m_new[None, :] >= ce) & np.isfinite(ce)).mean(axis=0)
@@ -1381,8 +1470,7 @@ class BudgetDistribution:
 
     def sample(self, n: int, random_state=None) -> np.ndarray:
         """``n`` budgets: normal draws rounded to integers and clipped at 0."""
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-            raise ValueError(f"n={n!r} must be an integer >= 0.")
+        n = _check_count(n, "n", minimum=0)
         rng = _check_rng(random_state)
         return np.maximum(np.round(rng.normal(self.mean, self.std, size=int(n))), 0).astype(np.int64)
 
@@ -1462,7 +1550,7 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     Parameters
     ----------
     proba : array of float, shape (N,)
-        Predicted probabilities of the whole applicant pool.
+        Predicted probabilities of the whole applicant pool, in [0, 1].
     weights : array of int, shape (N,), or None
         Requested amounts (knapsack); None for the greedy policy.
     policy : {"knapsack", "greedy"}
@@ -1470,7 +1558,7 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     budget_distribution : BudgetDistribution
     problems : sequence of int arrays
         Row positions (into ``proba``) of each problem's applicants.
-    rhos, ps : sequences of float in [0, 1]
+    rhos, ps : sequences of distinct floats in [0, 1] (one float is one level)
     n_validation, n_test : int, default 200
     random_state : int or numpy Generator, default 0
     progress : bool, default False
@@ -1501,15 +1589,14 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     policy = _check_policy(policy)
     if not isinstance(budget_distribution, BudgetDistribution):
         raise TypeError(f"budget_distribution must be a BudgetDistribution, got {type(budget_distribution).__name__}.")
-    p_all = _check_values(proba, "proba")
+    p_all = _check_probabilities(_check_values(proba, "proba"), "proba")
     w_all = _policy_weights(policy, weights, len(p_all))
     if policy == "greedy":
         w_all = None                                   # one slot each (weights were None or all ones)
-    rhos = tuple(_check_unit_interval(x, "rhos") for x in rhos)
-    ps = tuple(_check_unit_interval(x, "ps") for x in ps)
-    for name, value in (("n_validation", n_validation), ("n_test", n_test)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"{name}={value!r} must be a positive integer.")
+    rhos = _check_levels(rhos, "rhos")
+    ps = _check_levels(ps, "ps")
+    n_validation = _check_count(n_validation, "n_validation")
+    n_test = _check_count(n_test, "n_test")
     problems = list(problems)
     if not problems:
         raise ValueError("problems is empty; give at least one array of applicant positions.")

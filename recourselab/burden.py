@@ -17,10 +17,18 @@ reports it.
   saturation points.
 * :func:`attribute_change_frequency`: how often each feature changes between a
   factual and its assigned counterfactual.
+
+Comparing groups needs **one scale**: :func:`auc_table` integrates every group
+over the same grids and divides cAUC by the same cost ceiling, and states them
+in its output. Normalising each group by its own largest cost would make cAUC
+blind to a difference in cost level (a group whose costs are all doubled would
+score the same), which is exactly the difference a burden audit looks for.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -28,8 +36,10 @@ import numpy as np
 import pandas as pd
 import pulp
 
+from ._mip import binary, solve
+from ._validation import check_cost_matrix
 from .features import Encoder, _check_matrix
-from .groupcf import _binary, _check_cost_matrix, _solve, max_coverage, min_max_cost
+from .groupcf import max_coverage, min_max_cost
 
 __all__ = [
     "MinimumResources",
@@ -50,6 +60,62 @@ __all__ = [
 
 def _coverable(C: np.ndarray) -> np.ndarray:
     return np.isfinite(C).any(axis=1)
+
+
+def _plain(value):
+    """A numpy scalar as the plain Python value (for messages and dictionary keys)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_integer(value) -> bool:
+    # bools are Integral in Python, but True as a count or a position is a mistake, not a 1
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _integer(value, name: str, *, minimum: int = 1) -> int:
+    """An integer argument: rejects fractional values (never truncates), bools and anything below ``minimum``."""
+    if not _is_integer(value):
+        raise TypeError(f"{name}={_plain(value)!r} must be an integer (fractional values are not rounded); "
+                        f"pass a whole number >= {minimum}.")
+    if value < minimum:
+        raise ValueError(f"{name}={int(value)} must be at least {minimum}.")
+    return int(value)
+
+
+def _integers(values, name: str) -> np.ndarray:
+    """An array of integer entries (positions, counts): numpy integer dtypes or Python/numpy integers, no bools."""
+    array = np.asarray(values)
+    if isinstance(values, (np.ndarray, pd.Series, pd.Index)) and array.dtype.kind in "iu":
+        return array.astype(int)
+    # entry by entry, as given: numpy would turn [1, 2.5] into floats and [True, 2] into integers
+    for i, v in enumerate(np.asarray(values, dtype=object).ravel()):
+        if not _is_integer(v):
+            raise TypeError(f"{name}[{i}]={_plain(v)!r} must be an integer (fractional values are not rounded, "
+                            "bools are not counts); pass whole numbers, e.g. an array of dtype int.")
+    return array.astype(int)
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={_plain(value)!r} must be a number.")
+    return float(value)
+
+
+def _check_labels(labels, n: int, name: str) -> np.ndarray:
+    """One label per factual, none missing: a None or NaN label would be dropped by pandas' grouping."""
+    array = np.asarray(labels, dtype=object)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
+    if array.shape != (n,):
+        raise ValueError(f"{name} has shape {array.shape}; give one label per factual ({n}).")
+    missing = np.asarray(pd.isna(array), dtype=bool)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        where = f"row {i}"
+        if isinstance(labels, pd.Series):
+            where += f" (index label {_plain(labels.index[i])!r})"
+        raise ValueError(f"{name} has a missing label ({_plain(array[i])!r}) at {where}, "
+                         f"{int(missing.sum())} in all; give every factual a label (None and NaN are not groups: "
+                         "they would be dropped silently).")
+    return array
 
 
 @dataclass(frozen=True)
@@ -89,11 +155,11 @@ def _set_cover_mip(reach: np.ndarray, time_limit: float):
     """Fewest columns of the boolean matrix ``reach`` hitting every row (rows all coverable)."""
     problem = pulp.LpProblem("k0_set_cover", pulp.LpMinimize)
     columns = np.flatnonzero(reach.any(axis=0))
-    u = {int(j): _binary(problem, f"u_{j}") for j in columns}
+    u = {int(j): binary(problem, f"u_{j}") for j in columns}
     problem += pulp.lpSum(u.values())
     for x in range(reach.shape[0]):
         problem += pulp.lpSum(u[int(j)] for j in np.flatnonzero(reach[x])) >= 1
-    status, has_solution = _solve(problem, time_limit)
+    status, has_solution = solve(problem, time_limit)
     selected = np.array(sorted(j for j, var in u.items() if has_solution and (var.value() or 0) > 0.5), dtype=int)
     if status == "optimal":
         return selected, "optimal"
@@ -134,7 +200,7 @@ def minimum_resources(C, *, method: str = "mip", time_limit: float = 60.0) -> Mi
     >>> r.k0, r.d0, r.n_coverable
     (1, 1.0, 2)
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     if method not in ("mip", "greedy"):
         raise ValueError(f"method={method!r} is not one of ('mip', 'greedy').")
     coverable = _coverable(C)
@@ -151,16 +217,30 @@ def minimum_resources(C, *, method: str = "mip", time_limit: float = 60.0) -> Mi
     return MinimumResources(int(selected.size), d0, selected, len(C), n_cov, status)
 
 
-def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip", time_limit: float = 60.0) -> pd.DataFrame:
+def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip",
+                            time_limit: float = 60.0) -> pd.DataFrame:
     """k0 and d0 per group and, optionally, per subgroup within each group (FACEGroup's Tables 1 and 5).
+
+    Every row is on the same absolute scale: k0 counts counterfactuals and d0
+    is a cost in the units of ``C``, with no per-group normalisation or grid,
+    so the rows compare directly (a group whose costs are all doubled shows a
+    doubled d0). Each row describes the row's *coverable* factuals only; read
+    k0 and d0 next to ``coverable``: a group nobody in it can help has k0 = 0
+    and d0 = 0 because no resources can serve it, which is the heaviest burden,
+    not the lightest.
 
     Parameters
     ----------
     C : array of shape (n_factuals, n_candidates)
     groups : array-like of shape (n_factuals,)
-        Group of each factual (e.g. sex).
+        Group of each factual (e.g. sex); no missing labels (None, NaN).
     subgroups : array-like of shape (n_factuals,), optional
-        Subgroup of each factual (e.g. its weakly connected component).
+        Subgroup of each factual (e.g. its weakly connected component); no
+        missing labels.
+    method : {"mip", "greedy"}, default "mip"
+        How k0 is found (see :func:`minimum_resources`).
+    time_limit : float, default 60
+        Seconds for each set-cover MIP.
 
     Returns
     -------
@@ -168,19 +248,21 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip", t
         Rows ``(group, "all")`` and, with subgroups, ``(group, subgroup)`` for
         subgroups that have coverable factuals; columns factuals, coverable, k0,
         d0, status.
+
+    Raises
+    ------
+    ValueError
+        If ``groups`` or ``subgroups`` do not hold one label per factual, or
+        hold a missing label (None or NaN), which grouping would drop silently.
     """
-    C = _check_cost_matrix(C)
-    groups = np.asarray(groups)
-    if groups.shape != (len(C),):
-        raise ValueError(f"groups has shape {groups.shape}; give one label per factual ({len(C)}).")
+    C = check_cost_matrix(C)
+    groups = _check_labels(groups, len(C), "groups")
     if subgroups is not None:
-        subgroups = np.asarray(subgroups)
-        if subgroups.shape != (len(C),):
-            raise ValueError(f"subgroups has shape {subgroups.shape}; give one label per factual ({len(C)}).")
+        subgroups = _check_labels(subgroups, len(C), "subgroups")
     rows = []
     for g in pd.unique(groups):
         members = groups == g
-        rows.append({"group": g, "subgroup": "all",
+        rows.append({"group": _plain(g), "subgroup": "all",
                      **minimum_resources(C[members], method=method, time_limit=time_limit).to_frame().iloc[0]})
         if subgroups is None:
             continue
@@ -188,31 +270,83 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip", t
             inside = members & (subgroups == s)
             if not _coverable(C[inside]).any():
                 continue
-            rows.append({"group": g, "subgroup": s,
+            rows.append({"group": _plain(g), "subgroup": _plain(s),
                          **minimum_resources(C[inside], method=method, time_limit=time_limit).to_frame().iloc[0]})
     return pd.DataFrame(rows).set_index(["group", "subgroup"])
 
 
+def _finite_cost(value, name: str) -> float:
+    value = _real(value, name)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name}={value!r} must be a finite cost >= 0.")
+    return value
+
+
 def cost_grid(C, n: int = 12, *, start: float | None = None, stop: float | None = None) -> np.ndarray:
-    """``n`` evenly spaced cost thresholds from ``start`` (default: the smallest positive finite cost)
-    to ``stop`` (default: the largest finite cost, the paper's "maximum possible cost")."""
-    C = _check_cost_matrix(C)
+    """``n`` evenly spaced cost thresholds from ``start`` to ``stop``, the grid of kAUC.
+
+    Parameters
+    ----------
+    C : array of shape (n_factuals, n_candidates)
+        Costs, ``inf`` = not reachable; at least one finite cost.
+    n : int, default 12
+        Number of thresholds (the paper uses 12), at least 2.
+    start : float, optional
+        Finite and >= 0; default the smallest positive finite cost (0 when
+        every finite cost is 0).
+    stop : float, optional
+        Finite and >= ``start``; default the largest finite cost (the paper's
+        "maximum possible cost").
+
+    Returns
+    -------
+    ndarray
+        ``n`` increasing thresholds, or the single threshold ``start`` when
+        ``start == stop`` (e.g. every finite cost is the same).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cost_grid(np.array([[0.0, 2.0], [np.inf, 4.0]]), 3).tolist()
+    [2.0, 3.0, 4.0]
+    """
+    C = check_cost_matrix(C)
+    n = _integer(n, "n", minimum=2)
     finite = C[np.isfinite(C)]
     if finite.size == 0:
         raise ValueError("C has no finite cost: no factual can reach any candidate.")
     positive = finite[finite > 0]
-    lo = float(positive.min()) if start is None and positive.size else float(start or 0.0)
-    hi = float(finite.max()) if stop is None else float(stop)
-    if int(n) < 2 or not hi >= lo:
-        raise ValueError(f"cost_grid needs n >= 2 and stop >= start; got n={n}, start={lo}, stop={hi}.")
-    return np.linspace(lo, hi, int(n))
+    if start is None:
+        lo = float(positive.min()) if positive.size else 0.0
+    else:
+        lo = _finite_cost(start, "start")
+    hi = float(finite.max()) if stop is None else _finite_cost(stop, "stop")
+    if hi < lo:
+        raise ValueError(f"stop={hi:g} is below start={lo:g}; give stop >= start.")
+    if hi == lo:
+        return np.array([lo])
+    return np.linspace(lo, hi, n)
 
 
 def k_grid(k_max: int, n: int = 12) -> np.ndarray:
-    """Up to ``n`` evenly spaced integers from 1 to ``k_max`` (duplicates removed)."""
-    if int(k_max) < 1:
-        raise ValueError(f"k_max={k_max} must be at least 1.")
-    return np.unique(np.round(np.linspace(1, int(k_max), max(int(n), 1))).astype(int))
+    """Up to ``n`` evenly spaced integers from 1 to ``k_max`` (rounded, duplicates removed): a grid of k.
+
+    Parameters
+    ----------
+    k_max : int
+        Largest k, at least 1 (typically k0).
+    n : int, default 12
+        Number of points before duplicates are removed, at least 2 (the
+        paper uses 12 for dAUC and 25 for cAUC).
+
+    Examples
+    --------
+    >>> k_grid(30, 4).tolist()
+    [1, 11, 20, 30]
+    """
+    k_max = _integer(k_max, "k_max")
+    n = _integer(n, "n", minimum=2)
+    return np.unique(np.round(np.linspace(1, k_max, n)).astype(int))
 
 
 def nice_values(lo: float, hi: float, n: int = 4, *, integer: bool = False) -> np.ndarray:
@@ -225,6 +359,15 @@ def nice_values(lo: float, hi: float, n: int = 4, *, integer: bool = False) -> n
     paper's Table 2 (d = 0.1, 0.8, 1.5, 2.2 for costs up to 2; k = 1, 5, 9, 13
     for k0 = 13).
 
+    Parameters
+    ----------
+    lo, hi : float
+        Finite, ``lo < hi``.
+    n : int, default 4
+        Number of values, at least 2.
+    integer : bool, default False
+        Integer values (for k) instead of decimals.
+
     Examples
     --------
     >>> nice_values(0.1, 2.0).round(6).tolist()
@@ -232,9 +375,9 @@ def nice_values(lo: float, hi: float, n: int = 4, *, integer: bool = False) -> n
     >>> nice_values(1, 13, integer=True).tolist()
     [1, 5, 9, 13]
     """
-    lo, hi, n = float(lo), float(hi), int(n)
-    if not np.isfinite([lo, hi]).all() or hi <= lo or n < 2:
-        raise ValueError(f"nice_values needs finite lo < hi and n >= 2; got lo={lo}, hi={hi}, n={n}.")
+    lo, hi, n = _real(lo, "lo"), _real(hi, "hi"), _integer(n, "n", minimum=2)
+    if not np.isfinite([lo, hi]).all() or hi <= lo:
+        raise ValueError(f"nice_values needs finite lo < hi; got lo={lo}, hi={hi}.")
     raw = (hi - lo) / (n - 1)
     power = 10.0 ** np.floor(np.log10(raw))
     if integer:
@@ -278,21 +421,63 @@ class AUCResult:
 
 
 def _normalised_area(x: np.ndarray, y: np.ndarray, ideal_height: float) -> float:
-    """Trapezoid area of y over x divided by ideal_height * (x range); the mean height if x is one point."""
-    if ideal_height <= 0:
-        return 0.0
-    if len(x) == 1 or x[-1] == x[0]:
+    """Trapezoid area of y over x divided by ideal_height * (x range); y[0] / ideal_height if x is one point."""
+    if len(x) == 1:
         return float(y[0] / ideal_height)
     return float(np.trapezoid(y, x) / (ideal_height * (x[-1] - x[0])))
 
 
-def _grid(values, name, *, integer=False) -> np.ndarray:
-    grid = np.asarray(values, dtype=float).ravel()
-    if grid.size == 0 or not np.isfinite(grid).all() or (np.diff(grid) <= 0).any():
-        raise ValueError(f"{name}={grid.tolist()} must be a non-empty, strictly increasing list of finite numbers.")
-    if integer and (grid < 1).any() or integer and not np.all(grid == np.round(grid)):
-        raise ValueError(f"{name}={grid.tolist()} must hold integers >= 1.")
-    return grid.astype(int) if integer else grid
+def _increasing(grid: np.ndarray, name: str) -> None:
+    if grid.size == 0 or (np.diff(grid) <= 0).any():
+        raise ValueError(f"{name}={grid.tolist()} must be a non-empty, strictly increasing list.")
+
+
+def _threshold_grid(values, name: str) -> np.ndarray:
+    """A grid of cost thresholds: finite, >= 0, strictly increasing."""
+    array = np.asarray(values)
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} holds bools; give cost thresholds (numbers).")
+    try:
+        grid = array.astype(float).ravel()
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold numbers (cost thresholds); got {array.tolist()!r}.") from None
+    if not np.isfinite(grid).all() or (grid < 0).any():
+        raise ValueError(f"{name}={grid.tolist()} must hold finite cost thresholds >= 0.")
+    _increasing(grid, name)
+    return grid
+
+
+def _count_grid(values, name: str) -> np.ndarray:
+    """A grid of numbers of counterfactuals: integers >= 1, strictly increasing."""
+    grid = _integers(values, name).ravel()
+    if (grid < 1).any():
+        i = int(np.flatnonzero(grid < 1)[0])
+        raise ValueError(f"{name}[{i}]={grid[i]}: {name} must hold integers >= 1 (numbers of counterfactuals).")
+    _increasing(grid, name)
+    return grid
+
+
+def _check_ceiling(cost_ceiling) -> float:
+    value = _real(cost_ceiling, "cost_ceiling")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"cost_ceiling={value!r} must be a finite cost > 0: it is the height that scores "
+                         "'coverage c not reached' and the unit of cAUC (default: the largest finite cost in C).")
+    return value
+
+
+def _default_ceiling(C: np.ndarray) -> float:
+    largest = float(C[np.isfinite(C)].max())
+    if largest <= 0:
+        raise ValueError("every finite cost in C is 0, so the default cost_ceiling (the largest finite cost) "
+                         "is 0 and cannot scale cAUC; pass cost_ceiling > 0.")
+    return largest
+
+
+def _check_share(c, name: str = "c") -> float:
+    c = _real(c, name)
+    if not 0 < c <= 1:
+        raise ValueError(f"{name}={c!r} must lie in (0, 1]; it is the share of the coverable factuals to cover.")
+    return c
 
 
 def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 60.0) -> AUCResult:
@@ -303,18 +488,34 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
 
     with coverage as a share of the coverable factuals, so the ideal (full
     coverage at every threshold) scores 1. The integral is a trapezoid over
-    ``d_grid`` (default :func:`cost_grid` with 12 points, as in the paper).
-    ``saturation`` is sp(k): the smallest threshold on the grid reaching the
-    highest coverage. :math:`S_{k,d}` comes from
+    ``d_grid`` (default :func:`cost_grid` of this ``C`` with 12 points, as in
+    the paper). ``saturation`` is sp(k): the smallest threshold on the grid
+    reaching the highest coverage. :math:`S_{k,d}` comes from
     :func:`~recourselab.groupcf.max_coverage` with ``method``.
+
+    Parameters
+    ----------
+    C : array of shape (n_factuals, n_candidates)
+        Costs, ``inf`` = not reachable.
+    k : int
+        Number of counterfactuals, at least 1 (more than the candidates counts
+        as all of them).
+    d_grid : sequence of float, optional
+        Strictly increasing, finite cost thresholds >= 0. To compare groups,
+        give every group the same grid (:func:`auc_table` does): the default
+        depends on the costs of the ``C`` given.
+    method : {"greedy", "mip"}, default "greedy"
+    time_limit : float, default 60
+        Seconds for each MIP.
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
+    k = _integer(k, "k")
     C_cov = C[_coverable(C)]
-    grid = _grid(cost_grid(C) if d_grid is None else d_grid, "d_grid")
+    grid = _threshold_grid(cost_grid(C) if d_grid is None else d_grid, "d_grid")
     if len(C_cov) == 0:
         raise ValueError("no factual can reach any candidate; kAUC is undefined.")
-    k_used = min(int(k), C_cov.shape[1])  # more than every candidate adds nothing
-    share = np.array([max_coverage(C_cov, k_used, d, method=method, time_limit=time_limit).coverage
+    k_used = min(k, C_cov.shape[1])  # more than every candidate adds nothing
+    share = np.array([max_coverage(C_cov, k_used, float(d), method=method, time_limit=time_limit).coverage
                       for d in grid]) / len(C_cov)
     best = share.max()
     return AUCResult("kAUC", k, _normalised_area(grid, share, 1.0), float(grid[np.argmax(share >= best)]),
@@ -324,18 +525,36 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
 def dauc(C, d: float, k_values=None, *, method: str = "greedy", time_limit: float = 60.0) -> AUCResult:
     """dAUC(d): coverage within cost d as the number of counterfactuals k grows.
 
-    The trapezoid of the coverage share over ``k_values`` (default
-    ``k_grid(k0, 12)`` with k0 from a greedy set cover), normalised so full
-    coverage for every k scores 1. ``saturation`` is sp(d): the fewest
-    counterfactuals on the grid reaching the highest coverage.
+    .. math:: \\mathrm{dAUC}(d) = \\frac{1}{k_{max} - k_{min}} \\int_{k_{min}}^{k_{max}}
+              \\operatorname{coverage}(X, S_{k,d})\\, \\mathrm{d}k
+
+    The trapezoid of the coverage share (of the coverable factuals) over
+    ``k_values``, normalised so full coverage for every k scores 1.
+    ``saturation`` is sp(d): the fewest counterfactuals on the grid reaching
+    the highest coverage.
+
+    Parameters
+    ----------
+    C : array of shape (n_factuals, n_candidates)
+        Costs, ``inf`` = not reachable.
+    d : float
+        Cost threshold, finite and >= 0.
+    k_values : sequence of int, optional
+        The grid of k: strictly increasing integers >= 1. Default
+        ``k_grid(k0, 12)`` with k0 from a greedy set cover of *this* ``C``; to
+        compare groups give every group the same grid (:func:`auc_table` does).
+    method : {"greedy", "mip"}, default "greedy"
+    time_limit : float, default 60
+        Seconds for each MIP.
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
+    d = _finite_cost(d, "d")
     C_cov = C[_coverable(C)]
     if len(C_cov) == 0:
         raise ValueError("no factual can reach any candidate; dAUC is undefined.")
     if k_values is None:
         k_values = k_grid(minimum_resources(C_cov, method="greedy").k0)
-    grid = _grid(k_values, "k_values", integer=True)
+    grid = _count_grid(k_values, "k_values")
     share = np.array([max_coverage(C_cov, min(int(k), C_cov.shape[1]), d, method=method,
                                    time_limit=time_limit).coverage for k in grid]) / len(C_cov)
     best = share.max()
@@ -347,26 +566,62 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
          time_limit: float = 60.0) -> AUCResult:
     """cAUC(c): the smallest maximum cost reaching coverage c, as the number of counterfactuals grows.
 
-    For each k in ``k_values`` (default ``k_grid(k0, 25)``, the paper's 25
-    points), :func:`~recourselab.groupcf.min_max_cost` gives the least radius
-    covering a share c of the coverable factuals; where k is too small to reach
-    c, the curve holds ``inf`` and the area counts it as ``cost_ceiling``
-    (default: the largest finite cost). The trapezoid area is divided by
-    ``cost_ceiling`` times the k range, so lower is better and 1 means "never
-    reachable". ``best`` is the least cost over the k that reach c, and
-    ``saturation`` is sp(c): the fewest counterfactuals on the grid achieving
-    it (``inf`` and NaN when no k on the grid reaches c).
+    With :math:`r_c(k)` the least radius within which k counterfactuals cover a
+    share c of the coverable factuals (:func:`~recourselab.groupcf.min_max_cost`;
+    :math:`\\infty` where k is too small) and :math:`\\bar d` = ``cost_ceiling``,
+
+    .. math:: \\mathrm{cAUC}(c) = \\frac{1}{\\bar d\\,(k_{max} - k_{min})}
+              \\int_{k_{min}}^{k_{max}} \\min(r_c(k), \\bar d)\\, \\mathrm{d}k,
+
+    a trapezoid over ``k_values``. Lower is better: 0 means coverage c at cost
+    0 for every k, 1 means c is never reached (or only at the ceiling or
+    above). The ideal it is measured against is the ceiling held over the
+    whole k range, so the score is in units of the ceiling: two groups are
+    comparable only with the **same** ceiling (and the same k grid). With
+    each group's own largest cost as its ceiling, a group whose costs were all
+    doubled would get the very same score. :func:`auc_table` shares both.
+
+    ``best`` is the least cost over the k that reach c, and ``saturation`` is
+    sp(c): the fewest counterfactuals on the grid achieving it (``inf`` and NaN
+    when no k on the grid reaches c).
+
+    Parameters
+    ----------
+    C : array of shape (n_factuals, n_candidates)
+        Costs, ``inf`` = not reachable.
+    c : float
+        Share of the coverable factuals to cover, in (0, 1].
+    k_values : sequence of int, optional
+        The grid of k: strictly increasing integers >= 1. Default
+        ``k_grid(k0, 25)`` (the paper's 25 points) with k0 from a greedy set
+        cover of *this* ``C``.
+    cost_ceiling : float, optional
+        Finite and > 0. Default: the largest finite cost in *this* ``C``
+        (an error if that is 0).
+    method : {"greedy", "mip"}, default "greedy"
+    time_limit : float, default 60
+        Seconds for each MIP.
+
+    Examples
+    --------
+    Under one ceiling, doubling every cost doubles the score (no point is capped here):
+
+    >>> import numpy as np
+    >>> C = np.array([[1.0, 2.0], [2.0, 1.0]])
+    >>> cauc(C, 1.0, [1, 2], cost_ceiling=8.0).score, cauc(2 * C, 1.0, [1, 2], cost_ceiling=8.0).score
+    (0.1875, 0.375)
     """
-    C = _check_cost_matrix(C)
-    if not 0 < c <= 1:
-        raise ValueError(f"c={c!r} must lie in (0, 1].")
+    C = check_cost_matrix(C)
+    c = _check_share(c)
+    ceiling = None if cost_ceiling is None else _check_ceiling(cost_ceiling)
     C_cov = C[_coverable(C)]
     if len(C_cov) == 0:
         raise ValueError("no factual can reach any candidate; cAUC is undefined.")
-    ceiling = float(np.max(C_cov[np.isfinite(C_cov)])) if cost_ceiling is None else float(cost_ceiling)
+    if ceiling is None:
+        ceiling = _default_ceiling(C_cov)
     if k_values is None:
         k_values = k_grid(minimum_resources(C_cov, method="greedy").k0, 25)
-    grid = _grid(k_values, "k_values", integer=True)
+    grid = _count_grid(k_values, "k_values")
     costs = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # infeasible small k are expected here
@@ -383,37 +638,144 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     return AUCResult("cAUC", c, score, saturation, best, pd.DataFrame({"k": grid, "cost": costs}))
 
 
-def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, method: str = "greedy") -> pd.DataFrame:
-    """FACEGroup's Table 2 for several groups: kAUC, dAUC, cAUC with saturation points and best values.
+_SCALE = "shared scale"  # the top column label of auc_table's grid and normalisation columns
+
+
+def _describe(symbol: str, grid: np.ndarray) -> str:
+    if len(grid) == 1:
+        return f"{symbol}: 1 point, {grid[0]:.3g}"
+    return f"{symbol}: {len(grid)} points, {grid[0]:.3g}–{grid[-1]:.3g}"
+
+
+def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, k_grid_dauc=None, k_grid_cauc=None,
+              cost_ceiling: float | None = None, method: str = "greedy") -> pd.DataFrame:
+    """FACEGroup's Table 2 for several groups, on one scale: kAUC, dAUC, cAUC with saturation points and best values.
+
+    Every group is scored against the **same** grids and the **same** cost
+    ceiling, computed once from the whole ``C`` unless given:
+
+    * kAUC integrates coverage over ``d_grid`` (default :func:`cost_grid` of
+      the whole ``C``: 12 thresholds from its smallest positive to its largest
+      finite cost) and is divided by full coverage over that range;
+    * dAUC integrates coverage over ``k_grid_dauc`` (default
+      ``k_grid(k_max, 12)``) and is divided by full coverage over that range;
+    * cAUC integrates the least cost reaching coverage c over ``k_grid_cauc``
+      (default ``k_grid(k_max, 25)``), capped at ``cost_ceiling`` (default:
+      the largest finite cost in the whole ``C``), and is divided by the
+      ceiling times the k range (see :func:`cauc`);
+
+    where ``k_max`` is the largest k0 among the groups (each from a greedy set
+    cover, an upper bound on the exact k0), so every group can reach full
+    coverage within the range; the paper's grids likewise run to the larger
+    group's k0 (k = 1, 5, 9, 13 for k0 = 9 and 12).
+
+    A shared scale is what lets a difference in cost level show: if each
+    group's cAUC were divided by its own largest cost, doubling one group's
+    costs would leave its score unchanged, and a c = 1 score near 1 would only
+    say that full coverage costs about the group's *own* largest cost. Coverage
+    shares (kAUC, dAUC) remain shares of each group's own coverable factuals.
 
     Parameters
     ----------
     C : array of shape (n_factuals, n_candidates)
+        Costs, ``inf`` = not reachable.
     groups : array-like of shape (n_factuals,)
-    k_values, d_values, c_values : sequences
-        The fixed parameters of each metric (the paper uses four of each).
-    d_grid : sequence, optional
-        Shared cost grid for kAUC (default :func:`cost_grid` of the whole C),
-        so the groups are integrated over the same thresholds.
+        Group of each factual; no missing labels (None, NaN). Every group
+        needs at least one coverable factual (else its AUCs are undefined:
+        leave it out and report it, e.g. with :func:`minimum_resources_table`).
+    k_values : sequence of int
+        The fixed k of kAUC (the paper uses four values in [1, k0]).
+    d_values : sequence of float
+        The fixed cost thresholds d of dAUC, finite and >= 0.
+    c_values : sequence of float
+        The fixed coverage shares c of cAUC, in (0, 1].
+    d_grid : sequence of float, optional
+        Shared cost grid of kAUC.
+    k_grid_dauc, k_grid_cauc : sequence of int, optional
+        Shared grids of k for dAUC and cAUC (strictly increasing integers >= 1).
+    cost_ceiling : float, optional
+        Shared ceiling of cAUC, finite and > 0.
+    method : {"greedy", "mip"}, default "greedy"
+        Algorithm for each point of each curve.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by (metric, parameter), with columns (group, score / saturation / best).
+        Indexed by (metric, parameter), with columns (group, score / saturation
+        / best) and two columns stating the scale of each row:
+        ``("shared scale", "grid")`` (e.g. ``"k: 12 points, 1–13"``) and
+        ``("shared scale", "normalised by")`` (e.g. ``"cost ceiling 2.37 × k
+        range"``). ``attrs`` holds the same for programs: ``"d_grid"``,
+        ``"k_grid_dauc"``, ``"k_grid_cauc"`` (tuples) and ``"cost_ceiling"``
+        (float).
+
+    Raises
+    ------
+    ValueError
+        For missing group labels, a group with no coverable factual, or
+        parameters or grids out of range; TypeError for fractional k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[1.0, 3.0], [3.0, 1.0], [2.0, np.inf], [np.inf, 2.0]])
+    >>> table = auc_table(C, ["a", "a", "b", "b"], k_values=[1], d_values=[2.0], c_values=[1.0], cost_ceiling=4.0)
+    >>> table.loc[("cAUC", 1.0), [("a", "score"), ("b", "score")]].tolist()
+    [0.5, 0.75]
+    >>> table.loc[("cAUC", 1.0), "shared scale"].tolist()
+    ['k: 2 points, 1–2', 'cost ceiling 4 × k range']
+    >>> table.attrs["k_grid_cauc"], table.attrs["cost_ceiling"]
+    ((1, 2), 4.0)
     """
-    C = _check_cost_matrix(C)
-    groups = np.asarray(groups)
-    if groups.shape != (len(C),):
-        raise ValueError(f"groups has shape {groups.shape}; give one label per factual ({len(C)}).")
-    d_grid = cost_grid(C) if d_grid is None else d_grid
+    C = check_cost_matrix(C)
+    groups = _check_labels(groups, len(C), "groups")
+    ks = _integers(k_values, "k_values").ravel()
+    if (ks < 1).any():
+        i = int(np.flatnonzero(ks < 1)[0])
+        raise ValueError(f"k_values[{i}]={ks[i]} must be at least 1 (a number of counterfactuals).")
+    ds = [_finite_cost(d, f"d_values[{i}]") for i, d in enumerate(np.asarray(d_values, dtype=object).ravel())]
+    cs = [_check_share(c, f"c_values[{i}]") for i, c in enumerate(np.asarray(c_values, dtype=object).ravel())]
+    if len(ks) + len(ds) + len(cs) == 0:
+        raise ValueError("k_values, d_values and c_values are all empty; give the parameters of at least one metric.")
+    if method not in ("greedy", "mip"):
+        raise ValueError(f"method={method!r} is not one of ('greedy', 'mip').")
+    d_grid = _threshold_grid(cost_grid(C) if d_grid is None else d_grid, "d_grid")
+    if k_grid_dauc is not None:
+        k_grid_dauc = _count_grid(k_grid_dauc, "k_grid_dauc")
+    if k_grid_cauc is not None:
+        k_grid_cauc = _count_grid(k_grid_cauc, "k_grid_cauc")
+    ceiling = _default_ceiling(C) if cost_ceiling is None else _check_ceiling(cost_ceiling)
+    labels = [_plain(g) for g in pd.unique(groups)]
+    if _SCALE in labels:
+        raise ValueError(f"groups holds the label {_SCALE!r}, which auc_table uses for its scale columns; "
+                         "rename that group.")
+    coverable = _coverable(C)
+    members = {g: groups == g for g in labels}
+    for g, m in members.items():
+        if not coverable[m].any():
+            raise ValueError(f"groups: group {g!r} has no coverable factual (none of its {int(m.sum())} factuals "
+                             "reaches a candidate), so its AUCs are undefined; leave it out of C and groups and "
+                             "report it separately (minimum_resources_table counts it).")
+    if k_grid_dauc is None or k_grid_cauc is None:
+        k_max = max(minimum_resources(C[m & coverable], method="greedy").k0 for m in members.values())
+        k_grid_dauc = k_grid(k_max, 12) if k_grid_dauc is None else k_grid_dauc
+        k_grid_cauc = k_grid(k_max, 25) if k_grid_cauc is None else k_grid_cauc
     frames = {}
-    for g in pd.unique(groups):
-        Cg = C[groups == g]
-        rows = [kauc(Cg, int(k), d_grid, method=method).to_frame() for k in k_values]
-        rows += [dauc(Cg, float(d), method=method).to_frame() for d in d_values]
-        rows += [cauc(Cg, float(c), method=method).to_frame() for c in c_values]
+    for g, m in members.items():
+        Cg = C[m]
+        rows = [kauc(Cg, k, d_grid, method=method).to_frame() for k in ks]
+        rows += [dauc(Cg, d, k_grid_dauc, method=method).to_frame() for d in ds]
+        rows += [cauc(Cg, c, k_grid_cauc, cost_ceiling=ceiling, method=method).to_frame() for c in cs]
         frames[g] = pd.concat(rows).set_index(["metric", "parameter"])
-    return pd.concat(frames, axis=1)
+    table = pd.concat(frames, axis=1)
+    table[(_SCALE, "grid")] = ([_describe("d", d_grid)] * len(ks) + [_describe("k", k_grid_dauc)] * len(ds)
+                               + [_describe("k", k_grid_cauc)] * len(cs))
+    table[(_SCALE, "normalised by")] = (["full coverage × d range"] * len(ks) + ["full coverage × k range"] * len(ds)
+                                        + [f"cost ceiling {ceiling:.4g} × k range"] * len(cs))
+    # tuples, not arrays: pandas compares attrs when it combines frames, and arrays have no truth value
+    table.attrs.update({"d_grid": tuple(float(d) for d in d_grid), "k_grid_dauc": tuple(int(k) for k in k_grid_dauc),
+                        "k_grid_cauc": tuple(int(k) for k in k_grid_cauc), "cost_ceiling": ceiling})
+    return table
 
 
 def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assignment, *, groups=None,
@@ -425,7 +787,10 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     where :math:`x'` is the factual's assigned counterfactual (its cheapest
     selected candidate, e.g. ``GroupCounterfactuals.assignment``). We average
     over the *covered* factuals :math:`X_{cov}`; an uncovered factual has no
-    counterfactual whose changes could be counted.
+    counterfactual whose changes could be counted. Each group's row is a share
+    of that group's covered factuals (the ``covered`` column gives the
+    denominator); a group with no covered factual keeps its row, with
+    ``covered`` 0 and NaN shares, rather than disappearing from the comparison.
 
     Parameters
     ----------
@@ -435,26 +800,32 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     assignment : array of int, shape (n_factuals,)
         Candidate position per factual, -1 = uncovered.
     groups : array-like, optional
-        Subgroup label per factual; one row per subgroup (e.g. per component).
+        Subgroup label per factual (no missing labels); one row per subgroup
+        (e.g. per component).
+    atol : float, default 1e-9
+        A feature counts as changed when its distance exceeds ``atol``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per group (or a single row "all"), one column per feature, plus
-        ``covered`` (number of covered factuals).
+        One row per group, in order of first appearance (or a single row
+        "all"), one column per feature, plus ``covered`` (number of covered
+        factuals).
     """
     if not isinstance(encoder, Encoder):
         raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
     A = _check_matrix(Z_factual, "Z_factual", encoder.n_columns)
     B = _check_matrix(Z_candidates, "Z_candidates", encoder.n_columns)
-    assignment = np.asarray(assignment)
-    if assignment.shape != (len(A),):
-        raise ValueError(f"assignment has shape {assignment.shape}; give one entry per factual ({len(A)}).")
-    if assignment.size and (assignment.max() >= len(B) or assignment.min() < -1):
-        raise ValueError("assignment holds positions outside the candidates (or below -1).")
-    groups = np.full(len(A), "all", dtype=object) if groups is None else np.asarray(groups)
-    if groups.shape != (len(A),):
-        raise ValueError(f"groups has shape {groups.shape}; give one label per factual ({len(A)}).")
+    shape = np.shape(assignment)
+    if shape != (len(A),):
+        raise ValueError(f"assignment has shape {shape}; give one entry per factual ({len(A)}).")
+    assignment = _integers(assignment, "assignment")
+    outside = (assignment >= len(B)) | (assignment < -1)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"assignment[{i}]={assignment[i]} is outside the candidates (positions 0 to {len(B) - 1}) "
+                         "or below -1 (-1 = uncovered).")
+    groups = np.full(len(A), "all", dtype=object) if groups is None else _check_labels(groups, len(A), "groups")
     covered = assignment >= 0
     changed = np.zeros((len(A), len(encoder.feature_names)), dtype=bool)
     if covered.any():
@@ -463,6 +834,8 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     frame["group"] = groups[covered]
     table = frame.groupby("group", sort=False).mean()
     table.insert(0, "covered", frame.groupby("group", sort=False).size())
+    table = table.reindex(pd.Index([_plain(g) for g in pd.unique(groups)], name="group"))
+    table["covered"] = table["covered"].fillna(0).astype(int)
     return table
 
 
@@ -482,7 +855,10 @@ def group_vs_individual_cost(C, k_values, *, method: str = "mip", time_limit: fl
     C : array of shape (n_factuals, n_candidates)
         Costs over coverable factuals (rows with no finite entry are ignored).
     k_values : sequence of int
+        Strictly increasing integers >= 1.
     method : {"mip", "greedy"}, default "mip"
+    time_limit : float, default 60
+        Seconds for each MIP.
 
     Returns
     -------
@@ -490,11 +866,11 @@ def group_vs_individual_cost(C, k_values, *, method: str = "mip", time_limit: fl
         Columns ``k``, ``served``, ``group mean cost``, ``individual mean cost``,
         ``extra cost (%)``.
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     C = C[_coverable(C)]
     if len(C) == 0:
         raise ValueError("no factual can reach any candidate; there is nothing to compare.")
-    grid = _grid(k_values, "k_values", integer=True)
+    grid = _count_grid(k_values, "k_values")
     largest = float(C[np.isfinite(C)].max())
     individual = C.min(axis=1)
     rows = []

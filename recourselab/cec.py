@@ -54,6 +54,15 @@ with the average over path points, so it runs once per row. A training epoch
 is one compiled ``jax.lax.scan`` over minibatches, cached per configuration so
 that repeated fits (cross-validation, ``ExponentiatedGradient``) do not
 recompile. ``benchmarks/cec.py`` times all of this against naive loops.
+
+Input conventions. Features must be finite numbers (errors name the column);
+labels and group values may not be missing (a missing group is an error, never
+a silently dropped row), and a protected attribute must have exactly two
+values. Counts and seeds (``steps``, ``epochs``, ``batch_size``, ``n_splits``,
+``random_state``) are Python or numpy integers: a float is rejected even when
+whole. :class:`MLPClassifier` raises scikit-learn's ``NotFittedError`` when used
+before :meth:`~MLPClassifier.fit` and predicts zero rows with scikit-learn's
+shapes ((0,) labels, (0, 2) probabilities).
 """
 
 from __future__ import annotations
@@ -121,12 +130,13 @@ def _require_jax():
 
 
 # --------------------------------------------------------------------------- validation helpers
-def _vector(values, n: int | None, name: str) -> np.ndarray:
+def _vector(values, n: int | None, name: str, table: str = "X") -> np.ndarray:
+    """A 1-d array of one value per row of ``table`` (named in messages), with no missing entry."""
     arr = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
     if arr.ndim != 1:
         raise ValueError(f"{name} has shape {arr.shape}; give one value per row (a 1-d array).")
     if n is not None and len(arr) != n:
-        raise ValueError(f"{name} has {len(arr)} entries but X has {n} rows; give one value per row.")
+        raise ValueError(f"{name} has {len(arr)} entries but {table} has {n} rows; give one value per row.")
     if len(arr) and pd.isna(arr).any():
         i = int(np.flatnonzero(pd.isna(arr))[0])
         raise ValueError(f"{name}[{i}] is missing; give a value for every row.")
@@ -192,8 +202,12 @@ def _numeric_matrix(X, name: str, *, allow_nan_rows: bool = False) -> np.ndarray
             j = int(np.flatnonzero(nan.any(axis=0))[0])
             column = X.columns[j] if isinstance(X, pd.DataFrame) else j
             raise ValueError(f"column {column!r} of {name} has missing values; impute or drop those rows first.")
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} has infinite values; give finite numbers.")
+    inf = np.isinf(arr)
+    if inf.any():
+        i, j = (int(v) for v in np.argwhere(inf)[0])
+        column = X.columns[j] if isinstance(X, pd.DataFrame) else j
+        raise ValueError(f"column {column!r} of {name} has infinite values (first in row {i}); give finite numbers "
+                         "(cap, impute or drop those rows).")
     return np.ascontiguousarray(arr)
 
 
@@ -211,6 +225,13 @@ def _check_baselines(baselines, shape: tuple, name: str = "baselines") -> np.nda
     if not np.isfinite(B).all():
         raise ValueError(f"{name} has missing or infinite values; every row needs a finite baseline.")
     return B
+
+
+def _check_threshold(threshold) -> float:
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
+            or not 0 <= threshold <= 1:
+        raise ValueError(f"threshold={threshold!r} must lie in [0, 1] (0.25 ≈ explanations within 29°).")
+    return float(threshold)
 
 
 def _check_steps(steps) -> int:
@@ -309,6 +330,10 @@ def _financial_matrix(X, financial, name: str) -> tuple[np.ndarray, tuple]:
     financial = list(financial)
     if not financial:
         raise ValueError("financial is empty; name the merit-based features to match on.")
+    repeated = [f for i, f in enumerate(financial) if f in financial[:i]]
+    if repeated:
+        raise ValueError(f"financial names {repeated} more than once; a repeated feature would count twice in the "
+                         "matching distance. Name each feature once.")
     if isinstance(X, pd.DataFrame):
         missing = [f for f in financial if f not in X.columns]
         if missing:
@@ -342,6 +367,10 @@ def _financial_matrix(X, financial, name: str) -> tuple[np.ndarray, tuple]:
     if np.isnan(F).any():
         j = int(np.flatnonzero(np.isnan(F).any(axis=0))[0])
         raise ValueError(f"financial feature {labels[j]!r} of {name} has missing values; impute or drop them.")
+    if np.isinf(F).any():
+        j = int(np.flatnonzero(np.isinf(F).any(axis=0))[0])
+        raise ValueError(f"financial feature {labels[j]!r} of {name} has infinite values; the matching distance "
+                         "needs finite numbers: cap or drop those rows.")
     return np.ascontiguousarray(F), labels
 
 
@@ -403,8 +432,8 @@ def _reference_data(read, own, y, a, X_ref, y_ref, groups_ref, suffix: str):
         values, codes = _group_codes(a, "groups")
         return own, y, values, codes, codes, "groups"
     M_ref = read(X_ref, names[0])
-    y_r = _vector(y_ref, len(M_ref), names[1])
-    values, codes_ref = _group_codes(_vector(groups_ref, len(M_ref), names[2]), names[2])
+    y_r = _vector(y_ref, len(M_ref), names[1], names[0])
+    values, codes_ref = _group_codes(_vector(groups_ref, len(M_ref), names[2], names[0]), names[2])
     return M_ref, y_r, values, codes_ref, _encode_groups(a, values, "groups", names[2]), names[2]
 
 
@@ -699,7 +728,7 @@ def _ig_network(params, X, B, steps: int):
         masks.append(U > 0)
         H = jnp.maximum(U, 0.0)
     delta = jnp.where(masks[-1], params[-1][0][:, 0], 0.0)    # d logit / d u_L at every path point
-    for (W, _), m in zip(reversed(params[1:-1]), reversed(masks[:-1])):
+    for (W, _), m in zip(reversed(params[1:-1]), reversed(masks[:-1]), strict=True):
         delta = jnp.where(m, delta @ W.T, 0.0)
     return D * (delta.mean(axis=0) @ W1.T)
 
@@ -829,8 +858,12 @@ def _bucket(n: int, cap: int, multiple: int = 1) -> int:
     return min(size, max(cap, multiple))
 
 
-def _chunked(fn, arrays, cap: int, multiple: int = 1):
-    """Apply a compiled row-wise function in zero-padded calls; returns a float64 numpy result."""
+def _chunked(fn, arrays, cap: int, multiple: int = 1, tail: tuple | None = None):
+    """Apply a compiled row-wise function in zero-padded calls; returns a float64 numpy result.
+
+    ``tail`` is the shape of one row of the output (default: that of the first
+    input); it fixes the shape of the result for zero rows, when ``fn`` is never called.
+    """
     n = len(arrays[0])
     size = _bucket(n, cap, multiple)
     out = []
@@ -840,7 +873,9 @@ def _chunked(fn, arrays, cap: int, multiple: int = 1):
         if m < size:
             parts = [np.concatenate([p, np.zeros((size - m,) + p.shape[1:], p.dtype)]) for p in parts]
         out.append(np.asarray(fn(*[jnp.asarray(p) for p in parts]), dtype=float)[:m])
-    return np.concatenate(out) if out else np.zeros((0,) + tuple(np.shape(arrays[0])[1:]))
+    if not out:
+        return np.zeros((0,) + (tuple(np.shape(arrays[0])[1:]) if tail is None else tuple(tail)))
+    return np.concatenate(out)
 
 
 class MLPClassifier(ClassifierMixin, BaseEstimator):
@@ -999,7 +1034,8 @@ class MLPClassifier(ClassifierMixin, BaseEstimator):
         y = _vector(y, n, "y")
         classes = np.unique(y)
         if len(classes) != 2:
-            raise ValueError(f"y must have exactly two labels to fit a binary classifier, found {classes.tolist()[:6]}.")
+            raise ValueError(f"y must have exactly two labels to fit a binary classifier, found "
+                             f"{classes.tolist()[:6]}.")
         y01 = (y == classes[1]).astype(np.float32)
         if sample_weight is None:
             w = np.ones(n)
@@ -1074,22 +1110,27 @@ class MLPClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- predict
     def decision_function(self, X) -> np.ndarray:
-        """The logit of ``classes_[1]`` (what integrated gradients explain), shape (n,)."""
+        """The logit of ``classes_[1]`` (what integrated gradients explain), shape (n,).
+
+        Raises ``sklearn.exceptions.NotFittedError`` before :meth:`fit`, like
+        every method that needs the fitted network.
+        """
         _require_jax()
         self._check_fitted()
         Z = self._scale(self._inputs(X))
         params = tuple((jnp.asarray(W), jnp.asarray(c)) for W, c in self.params_)
         fn = _logit_function()
-        return _chunked(lambda Z: fn(params, Z), [Z], 1 << 16)
+        return _chunked(lambda Z: fn(params, Z), [Z], 1 << 16, tail=())
 
     def predict_proba(self, X) -> np.ndarray:
-        """Probabilities of ``classes_[0]`` and ``classes_[1]``, shape (n, 2)."""
+        """Probabilities of ``classes_[0]`` and ``classes_[1]``, shape (n, 2) (also (0, 2) for no rows)."""
         p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
+        return np.column_stack([1.0 - p, p]).reshape(len(p), 2)
 
     def predict(self, X) -> np.ndarray:
-        """The more probable label (``classes_[1]`` when the logit is > 0)."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """The more probable label (``classes_[1]`` when the logit is > 0), shape (n,)."""
+        positive = self.decision_function(X) > 0   # first: it raises NotFittedError before classes_ is needed
+        return self.classes_[positive.astype(int)]
 
     def _integrated_gradients(self, M: np.ndarray, B: np.ndarray, steps: int) -> np.ndarray:
         self._check_fitted()
@@ -1105,7 +1146,7 @@ class MLPClassifier(ClassifierMixin, BaseEstimator):
 def _init_params(key, sizes):
     params = []
     n_layers = len(sizes) - 1
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
         key, sub = jax.random.split(key)
         last = i == n_layers - 1
         std = math.sqrt(2.0 / (fan_in + fan_out)) if last else math.sqrt(2.0 / fan_in)  # Glorot / He
@@ -1140,7 +1181,7 @@ def _ig_dispatch(model, M: np.ndarray, B: np.ndarray, steps: int) -> np.ndarray:
             raise ValueError("the ExponentiatedGradient is not fitted; fit it before explaining it.")
         weights = np.asarray(model.weights_, dtype=float)
         total = np.zeros_like(M)
-        for predictor, weight in zip(model.predictors_, weights):
+        for predictor, weight in zip(model.predictors_, weights, strict=True):
             if weight > 0:
                 total += weight * _ig_dispatch(predictor, M, B, steps)
         return total
@@ -1229,7 +1270,8 @@ def integrated_gradients(model, X, baselines, steps: int = 32) -> np.ndarray:
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
     >>> model = LogisticRegression().fit(X, [0, 0, 1, 1])
     >>> ig = integrated_gradients(model, X, baselines=X.mean(axis=0))
-    >>> bool(np.allclose(ig.sum(axis=1), model.decision_function(X) - model.decision_function(X.mean(0, keepdims=True))))
+    >>> gap = model.decision_function(X) - model.decision_function(X.mean(0, keepdims=True))
+    >>> bool(np.allclose(ig.sum(axis=1), gap))
     True
     """
     steps = _check_steps(steps)
@@ -1428,10 +1470,9 @@ def regimes(score, prediction, prediction_cf, *, threshold: float = 0.25) -> Reg
         raise ValueError(f"score has shape {s.shape}; give one score per pair.")
     if np.isnan(s).any() or (s < 0).any() or (s > 1 + 1e-12).any():
         raise ValueError("score must lie in [0, 1] without NaN (CEC scores of matched pairs).")
-    p = _vector(prediction, len(s), "prediction")
-    pc = _vector(prediction_cf, len(s), "prediction_cf")
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold <= 1:
-        raise ValueError(f"threshold={threshold!r} must lie in [0, 1] (0.25 ≈ explanations within 29°).")
+    p = _vector(prediction, len(s), "prediction", "score")
+    pc = _vector(prediction_cf, len(s), "prediction_cf", "score")
+    threshold = _check_threshold(threshold)
     same_p = p == pc
     same_r = s <= threshold
     labels = np.where(same_p, np.where(same_r, "A", "B"), np.where(same_r, "C", "D"))
@@ -1631,8 +1672,9 @@ class FittedMethod:
         threshold_optimizer, exponentiated_gradient = _fairlearn_types()
         Z = self.inputs(X, groups)
         if threshold_optimizer and isinstance(self.model, threshold_optimizer):
-            return np.asarray(self.model.predict(Z, sensitive_features=np.asarray(groups),
-                                                 random_state=random_state))
+            groups = _vector(groups, len(Z), "groups")
+            _encode_groups(groups, self.group_values, "groups", "the training data")   # a group it never saw
+            return np.asarray(self.model.predict(Z, sensitive_features=groups, random_state=random_state))
         if exponentiated_gradient and isinstance(self.model, exponentiated_gradient):
             return np.asarray(self.model.predict(Z, random_state=random_state))
         return np.asarray(self.model.predict(Z))
@@ -1645,7 +1687,8 @@ class FittedMethod:
             return self.predict(X, groups, random_state).astype(float)
         if exponentiated_gradient and isinstance(self.model, exponentiated_gradient):
             total = np.zeros(len(Z))
-            for predictor, weight in zip(self.model.predictors_, np.asarray(self.model.weights_, dtype=float)):
+            for predictor, weight in zip(self.model.predictors_, np.asarray(self.model.weights_, dtype=float),
+                                         strict=True):
                 if weight > 0:
                     total += weight * _positive_probability(predictor, Z)
             return total
@@ -1803,7 +1846,8 @@ def evaluate_method(model_or_fitted, X_test, y_test, groups_test, *, X_cf, group
         Partners (all-NaN rows where unmatched; those rows are left out of the
         procedural metrics).
     groups_cf : array of shape (n,)
-        The partners' group (e.g. ``match.partner_group``).
+        The partners' group (e.g. ``match.partner_group``); every matched
+        row's entry must be one of the two groups (a missing one is an error).
     baselines : array of shape (n, d)
         The factual rows' baselines (training label-group means).
     threshold : float, default 0.25
@@ -1818,20 +1862,28 @@ def evaluate_method(model_or_fitted, X_test, y_test, groups_test, *, X_cf, group
     from sklearn.metrics import f1_score, roc_auc_score
 
     random_state = _check_int_seed(random_state)
+    _check_threshold(threshold)
+    steps = _check_steps(steps)
     fitted = model_or_fitted if isinstance(model_or_fitted, FittedMethod) else \
         FittedMethod(name=type(model_or_fitted).__name__, model=model_or_fitted,
                      group_values=_group_codes(_vector(groups_test, None, "groups_test"), "groups_test")[0])
     M = _numeric_matrix(X_test, "X_test")
     n = len(M)
-    y = _vector(y_test, n, "y_test")
-    a = _vector(groups_test, n, "groups_test")
+    y = _vector(y_test, n, "y_test", "X_test")
+    a = _vector(groups_test, n, "groups_test", "X_test")
     C = _numeric_matrix(X_cf, "X_cf", allow_nan_rows=True)
     if C.shape != M.shape:
         raise ValueError(f"X_cf has shape {C.shape} but X_test has shape {M.shape}; give one partner row per row.")
     matched = ~np.isnan(C).any(axis=1)
-    a_cf = np.asarray(groups_cf)
+    a_cf = np.asarray(groups_cf.to_numpy() if isinstance(groups_cf, (pd.Series, pd.Index)) else groups_cf)
     if a_cf.shape != (n,):
         raise ValueError(f"groups_cf has shape {a_cf.shape}; give the group of every row's partner, shape ({n},).")
+    known = (a_cf == fitted.group_values[0]) | (a_cf == fitted.group_values[1])
+    if (matched & ~known).any():   # unmatched rows' partner groups are never used
+        i = int(np.flatnonzero(matched & ~known)[0])
+        raise ValueError(f"groups_cf[{i}]={_py(a_cf[i])!r} is not one of the two groups {list(fitted.group_values)}, "
+                         f"but row {i} has a partner; give every matched row's partner group (e.g. "
+                         "match.partner_group).")
     B = _check_baselines(baselines, M.shape)
     pred = fitted.predict(M, a, random_state)
     a_cf_filled = np.where(matched, a_cf, a)

@@ -9,20 +9,48 @@ costs; :func:`describe_changes` turns one move into a readable table.
 This is the data-point restriction that FACE :cite:p:`poyiadzi2020face` and
 FACEGroup :cite:p:`fragkathoulas2025facegroup` also use, without their graph of
 small steps: here a move is judged only by its end points.
+
+For a **linear** model there is a second generator that is not limited to
+observed people: :func:`linear_recourse` moves each row to the model's
+boundary by the cheapest weighted move that the same actionability model
+allows (the weighted projection onto a half-space inside a box), or by the
+paper's inverse-classification MIP :cite:p:`haldar2022raguel` with steps.
+Both generators take the :class:`~recourselab.features.Encoder`, so every
+recourse they return passes :meth:`Encoder.feasible
+<recourselab.features.Encoder.feasible>`.
 """
 
 from __future__ import annotations
 
+import math
+import time
+import warnings
 from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
+import pulp
 from tqdm.auto import tqdm
 
-from .features import Encoder, _check_matrix
+from . import _linear
+from ._mip import Deadline, continuous, solve
+from .features import Encoder, check_encoded
 
-__all__ = ["NearestCounterfactuals", "nearest_counterfactuals", "describe_changes", "recourse_by_group"]
+__all__ = [
+    "NO_COUNTERFACTUAL",
+    "NearestCounterfactuals",
+    "nearest_counterfactuals",
+    "describe_changes",
+    "recourse_by_group",
+    "LinearRecourse",
+    "linear_recourse",
+]
+
+#: Position stored where a factual has no (or fewer than ``k``) counterfactuals. It is the
+#: smallest int64, so using it as an index raises IndexError instead of silently picking the
+#: last row, as -1 would.
+NO_COUNTERFACTUAL = int(np.iinfo(np.int64).min)
 
 # factual rows per chunk: the (chunk, n_candidates) cost and mask matrices stay small
 _CELLS_PER_CHUNK = 2_000_000
@@ -34,11 +62,13 @@ class NearestCounterfactuals:
 
     Attributes
     ----------
-    index : ndarray of int, shape (n_factuals, k)
-        Row positions in the candidate array, cheapest first; -1 where there
-        are fewer than ``k`` admissible candidates.
+    index : ndarray of int64, shape (n_factuals, k)
+        Row positions in the candidate array, cheapest first;
+        :data:`NO_COUNTERFACTUAL` where there are fewer than ``k`` admissible
+        candidates (a value numpy refuses as an index, so it cannot select a
+        row by mistake).
     cost : ndarray of float, shape (n_factuals, k)
-        Cost of each move; ``inf`` where ``index`` is -1.
+        Cost of each move; ``inf`` where there is no counterfactual.
     n_feasible : ndarray of int, shape (n_factuals,)
         Number of admissible candidates for each factual (all candidates when
         ``feasible_only`` is False).
@@ -55,9 +85,17 @@ class NearestCounterfactuals:
     norm: str
 
     @property
-    def best_index(self) -> np.ndarray:
-        """Position of the cheapest counterfactual of each factual (-1 = none)."""
-        return self.index[:, 0]
+    def best_index(self) -> pd.arrays.IntegerArray:
+        """Position of the cheapest counterfactual of each factual; ``<NA>`` where there is none.
+
+        A pandas nullable integer array: indexing a numpy array with it works
+        when every factual has a counterfactual and raises otherwise, so an
+        absent counterfactual can never pick a row by mistake. Select first,
+        e.g. ``candidates[res.best_index[res.has_recourse].to_numpy()]``.
+        """
+        first = self.index[:, 0]
+        absent = first == NO_COUNTERFACTUAL
+        return pd.arrays.IntegerArray(np.where(absent, 0, first), absent)
 
     @property
     def best_cost(self) -> np.ndarray:
@@ -70,17 +108,24 @@ class NearestCounterfactuals:
         return self.n_feasible > 0
 
     def to_frame(self) -> pd.DataFrame:
-        """Long table: one row per (factual, rank) with the candidate position and cost."""
+        """Long table: one row per (factual, rank) with the candidate position, cost and ``found`` flag.
+
+        Every factual keeps its ``k`` rows, so people without recourse stay in
+        the table: their ``candidate`` is ``<NA>``, their ``cost`` is ``inf``
+        and ``found`` is False.
+        """
         n, k = self.index.shape
-        frame = pd.DataFrame(
+        flat = self.index.ravel()
+        absent = flat == NO_COUNTERFACTUAL
+        return pd.DataFrame(
             {
                 "factual": np.repeat(np.arange(n), k),
                 "rank": np.tile(np.arange(1, k + 1), n),
-                "candidate": self.index.ravel(),
+                "candidate": pd.arrays.IntegerArray(np.where(absent, 0, flat), absent),
                 "cost": self.cost.ravel(),
+                "found": ~absent,
             }
         )
-        return frame[frame["candidate"] >= 0].reset_index(drop=True)
 
 
 def nearest_counterfactuals(
@@ -145,12 +190,14 @@ def nearest_counterfactuals(
     >>> res = nearest_counterfactuals(Z[:1], Z[1:], enc)
     >>> res.best_index.tolist()   # the 20-year-old is closer but younger: infeasible
     [1]
+    >>> nearest_counterfactuals(Z[2:], Z[:2], enc).best_index.tolist()   # the 40-year-old cannot get younger
+    [<NA>]
     """
     if not isinstance(encoder, Encoder):
         raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
     encoder._require_fitted()
-    A = _check_matrix(Z_factual, "Z_factual", encoder.n_columns)
-    B = _check_matrix(Z_candidates, "Z_candidates", encoder.n_columns)
+    A = check_encoded(Z_factual, "Z_factual", encoder.n_columns)
+    B = check_encoded(Z_candidates, "Z_candidates", encoder.n_columns)
     if len(B) == 0:
         raise ValueError("Z_candidates is empty; there is no one to compare with.")
     if not isinstance(n_neighbors, (int, np.integer)) or isinstance(n_neighbors, bool):
@@ -160,7 +207,7 @@ def nearest_counterfactuals(
     if norm not in ("l1", "l2"):
         raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")
     k = int(n_neighbors)
-    index = np.full((len(A), k), -1, dtype=int)
+    index = np.full((len(A), k), NO_COUNTERFACTUAL, dtype=np.int64)
     cost = np.full((len(A), k), np.inf)
     n_feasible = np.zeros(len(A), dtype=int)
     chunk = max(1, _CELLS_PER_CHUNK // len(B))
@@ -176,7 +223,7 @@ def nearest_counterfactuals(
         order = np.lexsort((top, top_cost), axis=1)  # by cost, ties by candidate position
         top = np.take_along_axis(top, order, axis=1)
         top_cost = np.take_along_axis(top_cost, order, axis=1)
-        top[~np.isfinite(top_cost)] = -1
+        top[~np.isfinite(top_cost)] = NO_COUNTERFACTUAL
         index[block], cost[block] = top, top_cost
     return NearestCounterfactuals(index, cost, n_feasible, bool(feasible_only), norm)
 
@@ -213,8 +260,8 @@ def describe_changes(
     if not isinstance(encoder, Encoder):
         raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
     encoder._require_fitted()
-    a = _check_matrix(z_from, "z_from", encoder.n_columns)
-    b = _check_matrix(z_to, "z_to", encoder.n_columns)
+    a = check_encoded(z_from, "z_from", encoder.n_columns)
+    b = check_encoded(z_to, "z_to", encoder.n_columns)
     if len(a) != 1 or len(b) != 1:
         raise ValueError(f"describe_changes takes one row each; got {len(a)} and {len(b)} rows.")
     before = encoder.inverse_transform(a).iloc[0]
@@ -282,6 +329,13 @@ def recourse_by_group(cost, groups) -> pd.DataFrame:
                          "of the same length.")
     if np.isnan(cost).any():
         raise ValueError("cost has NaN values; use inf for 'no recourse'.")
+    if np.isneginf(cost).any() or (cost < 0).any():
+        raise ValueError(f"cost has negative values (first at position {int(np.flatnonzero(cost < 0)[0])}); "
+                         "a recourse cost is >= 0 (inf = no recourse).")
+    missing = pd.isna(groups)
+    if missing.any():
+        raise ValueError(f"groups has missing labels (None or NaN; first at position {int(np.flatnonzero(missing)[0])}); "
+                         "give every individual a group, e.g. 'unknown', so nobody is silently dropped.")
     frame = pd.DataFrame({"group": groups, "cost": np.where(np.isfinite(cost), cost, np.nan)})
     table = frame.groupby("group").agg(
         n=("cost", "size"),
@@ -290,3 +344,331 @@ def recourse_by_group(cost, groups) -> pd.DataFrame:
         mean_cost=("cost", "mean"),
     )
     return table
+
+
+# --------------------------------------------------------------------------- recourse to a linear boundary
+
+LINEAR_STATUSES = ("favourable", "projected", "optimal", "time limit", "not solved", "infeasible")
+
+
+@dataclass(frozen=True, eq=False)
+class LinearRecourse:
+    """Counterfactuals of every row to a linear boundary and what they cost.
+
+    Attributes
+    ----------
+    X_cf : ndarray or DataFrame, shape (n, d)
+        The counterfactual rows (like ``X``: a float DataFrame with ``X``'s
+        index and columns when ``X`` is a frame). Rows on the favourable side
+        are unchanged; rows without a counterfactual are NaN.
+    cost : ndarray, shape (n,)
+        Weighted Euclidean cost :math:`\\sqrt{\\sum_j w_j \\Delta_j^2}` of the
+        move (0 on the favourable side, ``inf`` where no allowed move reaches
+        the boundary, NaN where the MIP was not solved).
+    delta : ndarray, shape (n, d)
+        ``X_cf - X`` (NaN without a counterfactual).
+    status : ndarray of str, shape (n,)
+        Per row: ``"favourable"`` (already on the favourable side, cost 0),
+        ``"projected"`` (closed form), ``"optimal"`` / ``"time limit"`` (MIP:
+        proven, or the best found when the call's time limit ran out),
+        ``"not solved"`` (MIP: the time limit ran out before this row) or
+        ``"infeasible"`` (no move the actionability model allows reaches the
+        favourable side).
+    margin : ndarray, shape (n,)
+        :math:`a^\\top x + b` of the original rows.
+    objective : ndarray, shape (n,)
+        The MIP's weighted-L1 objective :math:`\\sum_j \\sqrt{w_j} |\\Delta_j|`
+        (NaN for the closed form and for rows not solved).
+    method : str
+    runtime : float
+        Wall-clock seconds.
+    """
+
+    X_cf: object
+    cost: np.ndarray
+    delta: np.ndarray
+    status: np.ndarray
+    margin: np.ndarray
+    objective: np.ndarray
+    method: str
+    runtime: float
+
+    @property
+    def has_recourse(self) -> np.ndarray:
+        """True where the row is favourable or has a counterfactual."""
+        return np.isfinite(self.cost)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per input row: margin, favourable side, cost, status and number of changed features."""
+        index = self.X_cf.index if isinstance(self.X_cf, pd.DataFrame) else None
+        missing = np.isnan(self.delta).any(axis=1)
+        changed = pd.arrays.IntegerArray(np.count_nonzero(np.nan_to_num(self.delta) != 0, axis=1), missing)
+        return pd.DataFrame(
+            {"margin": self.margin, "favourable": self.margin >= 0, "cost": self.cost,
+             "status": self.status, "n_changed": changed},
+            index=index,
+        )
+
+    def __repr__(self) -> str:
+        statuses = pd.Series(self.status).value_counts().to_dict()
+        return f"LinearRecourse(method={self.method!r}, n={len(self.cost)}, statuses={statuses})"
+
+
+def _frozen(a) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def _mip_steps(steps, problem: _linear.LinearProblem) -> np.ndarray:
+    """Step sizes per column for the MIP: the user's, or one level of each ordinal/binary encoded column."""
+    columns = problem.columns
+    step = np.full(len(columns), np.nan) if steps is None else _linear.per_feature(steps, "steps", columns,
+                                                                                   fill=np.nan)
+    if problem.encoder is not None:
+        level = _linear.level_steps(problem.encoder)
+        for j in np.flatnonzero(~np.isnan(level)):
+            if np.isnan(step[j]):
+                step[j] = level[j]
+            elif not (step[j] > 0 and abs(step[j] / level[j] - round(step[j] / level[j])) < 1e-9):
+                raise ValueError(
+                    f"steps[{j}] = {step[j]:g} for the level-valued column {columns[j]!r}; it must be a whole number "
+                    f"of levels ({level[j]:g} each), or NaN for one level."
+                )
+    for j in np.flatnonzero(problem.usable):
+        if not (np.isnan(step[j]) or (np.isfinite(step[j]) and step[j] > 0)):
+            raise ValueError(f"steps[{j}] = {step[j]:g} for {columns[j]!r}; steps must be > 0 (NaN = continuous).")
+    return step
+
+
+def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None = None, immutable=None,
+                    bounds=None, steps=None, method: str = "closed_form", time_limit: float = 60.0,
+                    progress: bool = False) -> LinearRecourse:
+    """Cheapest allowed move of every row to the favourable side of a linear classifier.
+
+    A row is favourable when :math:`a^\\top x + b \\ge 0`; it then costs 0.
+    Otherwise its counterfactual :math:`x' = x + \\Delta` minimises the
+    weighted Euclidean cost :math:`\\sqrt{\\sum_j w_j \\Delta_j^2}` subject to
+    :math:`a^\\top x' + b \\ge 0` and the **actionability box**
+    :math:`l_j(x) \\le x'_j \\le u_j(x)`:
+
+    * with ``encoder`` (rows in the encoder's encoded space), the box comes from
+      the feature specs: immutable features and the one-hot columns of
+      categorical features stay fixed, ``increase`` features may only rise and
+      ``decrease`` features only fall (the bound sits at the row's current
+      value), and every encoded column stays in [0, 1], the encoder's range of
+      valid values (ordinal and binary features between their first and last
+      level);
+    * ``immutable`` and ``bounds`` add constraints (for raw arrays without an
+      encoder they are the only ones). A row whose value already lies outside
+      ``bounds`` may stay there or move back towards the bounds, not further out.
+
+    Methods:
+
+    * ``"closed_form"`` (default): the exact weighted projection onto the
+      half-space inside the box. Every coordinate is
+      :math:`x'_j = \\operatorname{clip}(x_j + \\lambda a_j / w_j, l_j, u_j)`
+      for one multiplier :math:`\\lambda \\ge 0`, found exactly by a sorted
+      breakpoint search, vectorised over rows. Without binding bounds this is
+      the textbook projection
+      :math:`\\Delta = -(a^\\top x + b)\\, W^{-1} a / (a^\\top W^{-1} a)`, of cost
+      :math:`|a^\\top x + b| / \\sqrt{\\sum_{j\\ \\text{mutable}} a_j^2 / w_j}`.
+      Ordinal and binary features are treated as continuous inside their
+      range (a relaxation: the point may lie between two levels).
+    * ``"mip"``: the paper's inverse classification :cite:p:`haldar2022raguel`:
+      integer numbers of ``steps`` per feature (with an encoder, one level of
+      every ordinal and binary feature by default; NaN = continuous), the same
+      box, and the weighted-L1 proxy objective (see Notes). One MIP per
+      unfavourable row, solved by CBC; ``time_limit`` bounds the whole call.
+
+    Rows that no allowed move can bring to the favourable side get cost
+    ``inf``, NaN counterfactuals and status ``"infeasible"``; nothing ever
+    breaks the box.
+
+    Parameters
+    ----------
+    X : array or DataFrame of shape (n, d)
+        Numeric features; with ``encoder``, encoded rows
+        (``encoder.transform(frame)``; a DataFrame must have the encoder's
+        column names).
+    coef : array of shape (d,), or dict/Series by column name
+        Coefficients :math:`a` (e.g. a logistic regression's ``coef_``).
+    intercept : float
+        :math:`b` (e.g. ``intercept_``; the decision boundary of a probability
+        threshold :math:`t` has :math:`b - \\operatorname{logit}(t)`).
+    weights : float, array of shape (d,), or dict/Series, optional
+        Recourse weights :math:`w_j > 0` on mutable features (``inf`` marks a
+        feature immutable). Default: the specs' ``weight`` with an encoder,
+        else 1.
+    encoder : Encoder, optional
+        The fitted encoder of ``X``; its specs define the box.
+    immutable : list of column names or positions, or bool mask, optional
+    bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
+        Constant bounds on the counterfactual (None = unbounded).
+    steps : float, array of shape (d,), or dict/Series, optional
+        Step sizes for ``method="mip"`` (NaN = continuous).
+    method : {"closed_form", "mip"}
+    time_limit : float, default 60
+        Seconds for the whole call with ``method="mip"``: rows still waiting
+        when it runs out get status ``"not solved"`` (NaN cost), and a row
+        whose solve it stops keeps its best solution (status ``"time limit"``).
+    progress : bool, default False
+        Progress bar over the MIP rows.
+
+    Returns
+    -------
+    LinearRecourse
+
+    Notes
+    -----
+    *The MIP objective.* CBC solves linear programmes, and the weighted
+    Euclidean cost is quadratic. The MIP minimises the weighted-L1 proxy
+    :math:`\\sum_j \\sqrt{w_j}\\,|\\Delta_j|` (an upper bound of the L2 cost,
+    equal to it when one feature moves) and reports the **true weighted-L2
+    cost** of the point it finds (``cost``) next to the proxy
+    (``objective``). Its L2 cost is therefore at least the closed form's (the
+    projection is the L2 optimum over the box), and equal to it when a single
+    feature can move.
+
+    Examples
+    --------
+    The RAGUEL paper's Example 1 (loan amount and duration; favourable when
+    duration >= 2 x amount):
+
+    >>> import numpy as np
+    >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
+    >>> res = linear_recourse(X, coef=[-2, 1], intercept=0, weights=[0.5, 1.0])
+    >>> res.cost.round(2).tolist()
+    [0.33, 1.0, 1.33, 2.0]
+    >>> res.X_cf.round(2).tolist()[0]
+    [3.06, 6.11]
+
+    If the duration may not exceed 4 years, the last two applicants must cut
+    the loan amount to 2 instead (Abdul, already at 6, may keep his duration but
+    not extend it); with a smallest loan of 2.5 they cannot be approved at all:
+
+    >>> capped = linear_recourse(X, [-2, 1], 0, [0.5, 1.0], bounds={"x1": (None, 4)})
+    >>> capped.X_cf.round(2).tolist(), capped.cost.round(2).tolist()
+    ([[3.0, 6.0], [0.67, 1.33], [2.0, 4.0], [2.0, 4.0]], [0.35, 1.0, 1.41, 2.12])
+    >>> linear_recourse(X, [-2, 1], 0, [0.5, 1.0], bounds={"x0": (2.5, None), "x1": (None, 4)}).status.tolist()
+    ['projected', 'projected', 'infeasible', 'infeasible']
+    """
+    start = time.perf_counter()
+    if method not in ("closed_form", "mip"):
+        raise ValueError(f"method={method!r} is not supported; use 'closed_form' or 'mip'.")
+    problem = _linear.parse_problem(X, coef, intercept, weights, encoder=encoder, immutable=immutable, bounds=bounds)
+    A = problem.A
+    n, d = A.shape
+    objective = np.full(n, np.nan)
+    if method == "closed_form":
+        if steps is not None:
+            raise ValueError(
+                "steps are only used by method='mip'; the closed form is the continuous projection. "
+                "Pass method='mip' for integer steps, or drop steps."
+            )
+        delta, cost, s, reachable = _linear.closed_form(problem)
+        status = np.where(s >= 0, "favourable", np.where(reachable, "projected", "infeasible")).astype(object)
+    else:
+        time_limit = _check_time_limit(time_limit)
+        step = _mip_steps(steps, problem)
+        s = _linear.margin(A, problem.coef, problem.intercept)
+        status = np.where(s >= 0, "favourable", "not solved").astype(object)
+        delta = np.zeros((n, d))
+        cost = np.zeros(n)
+        rows = np.flatnonzero(s < 0)
+        delta[rows] = np.nan
+        cost[rows] = np.nan
+        usable = problem.usable
+        lower, upper = problem.box.bounds(A)
+        w = problem.weights
+        sqrt_w = np.sqrt(np.where(usable, w, 1.0))
+        deadline = Deadline(time_limit)
+        for i in tqdm(rows, disable=not progress, desc="rows", unit="row"):
+            if deadline.expired:
+                break
+            st_i, dl, obj = _recourse_mip(A[i], s[i], problem.coef, usable, sqrt_w, step, lower[i], upper[i],
+                                          deadline.remaining(), int(i))
+            status[i] = st_i
+            if dl is None:
+                cost[i] = np.inf if st_i == "infeasible" else np.nan
+            else:
+                delta[i] = dl
+                cost[i] = float(np.sqrt(np.sum(np.where(usable, w, 0.0) * dl * dl)))
+                objective[i] = obj
+        unsolved = int(np.count_nonzero((status == "not solved") | ((status == "time limit") & np.isnan(cost))))
+        limited = int(np.count_nonzero((status == "time limit") & np.isfinite(cost)))
+        if unsolved or limited:
+            warnings.warn(
+                f"time_limit={time_limit:g} s ran out: {limited} row(s) keep the best counterfactual found "
+                f"(status 'time limit', not proven optimal) and {unsolved} row(s) have none (NaN cost). "
+                "Raise time_limit, or use method='closed_form'.", stacklevel=2)
+    infeasible = int(np.count_nonzero(status == "infeasible"))
+    if infeasible and method == "mip":
+        warnings.warn(
+            f"{infeasible} rows cannot reach the favourable side with the allowed moves and steps "
+            "(status 'infeasible', cost inf).", stacklevel=2)
+    X_cf = A + delta
+    if problem.index is not None:
+        X_cf = pd.DataFrame(X_cf, index=problem.index, columns=X.columns)
+    return LinearRecourse(
+        X_cf=X_cf if isinstance(X_cf, pd.DataFrame) else _frozen(X_cf),
+        cost=_frozen(cost), delta=_frozen(delta), status=_frozen(status.astype(str)),
+        margin=_frozen(s), objective=_frozen(objective), method=method,
+        runtime=time.perf_counter() - start,
+    )
+
+
+def _check_time_limit(time_limit) -> float:
+    t = _linear.check_real(time_limit, "time_limit")
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"time_limit={time_limit!r} must be a positive, finite number of seconds.")
+    return t
+
+
+def _bounded(prob, name, low, up, cat):
+    low = None if not np.isfinite(low) else float(low)
+    up = None if not np.isfinite(up) else float(up)
+    if hasattr(prob, "add_variable"):  # PuLP >= 3.3
+        return prob.add_variable(name, low, up, cat=cat)
+    return pulp.LpVariable(name, low, up, cat=cat)
+
+
+def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row):
+    """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= 0, steps, box."""
+    prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
+    moves, absval, scale = {}, {}, {}
+    slack = _linear.SLACK
+    for j in np.flatnonzero(usable):
+        if np.isnan(step[j]):
+            moves[j] = _bounded(prob, f"d_{j}", lower[j] - x[j], upper[j] - x[j], "Continuous")
+            scale[j] = 1.0
+        else:
+            lo = math.ceil((lower[j] - x[j]) / step[j] - slack) if np.isfinite(lower[j]) else -np.inf
+            hi = math.floor((upper[j] - x[j]) / step[j] + slack) if np.isfinite(upper[j]) else np.inf
+            moves[j] = _bounded(prob, f"n_{j}", min(lo, 0), max(hi, 0), "Integer")
+            scale[j] = float(step[j])
+        absval[j] = continuous(prob, f"t_{j}", 0.0)
+        prob += (absval[j] >= scale[j] * moves[j], f"abs_pos_{j}")
+        prob += (absval[j] >= -scale[j] * moves[j], f"abs_neg_{j}")
+    if not moves:
+        return "infeasible", None, math.nan
+    prob += pulp.lpSum(float(sqrt_w[j]) * absval[j] for j in moves)
+    prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= -float(s), "favourable")
+    status, has = solve(prob, max(time_limit, 0.01))
+    if not has:
+        return status, None, math.nan
+    delta = np.zeros(len(x))
+    for j, var in moves.items():
+        value = var.value() or 0.0
+        delta[j] = scale[j] * (round(value) if not np.isnan(step[j]) else value)
+    # CBC reports continuous values to about 7 digits: nudge the largest continuous move so that the
+    # point lies exactly on the favourable side (the nudge is of the order of that rounding)
+    short = -(float(s) + float(np.dot(a, delta)))
+    if short > 0:
+        cont = [j for j in moves if np.isnan(step[j]) and delta[j] != 0]
+        if cont:
+            j = max(cont, key=lambda c: abs(a[c]))
+            delta[j] = float(np.clip(delta[j] + short / a[j] * (1 + 1e-12), lower[j] - x[j], upper[j] - x[j]))
+    # a continuous value a hair past its bound (CBC's rounding) is put back on the bound
+    delta = np.clip(delta, lower - x, upper - x)
+    return status, delta, float(np.sum(sqrt_w * np.abs(delta)))

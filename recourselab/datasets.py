@@ -39,8 +39,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ._validation import check_do, restore_dtype
 from .features import Encoder, FeatureSpec, features_to_frame
-from .scm import _check_do, _restore_dtype
 
 __all__ = [
     "Dataset", "load_german_credit", "load_adult", "SyntheticWorld", "make_loan_scm", "make_law_school",
@@ -59,10 +59,14 @@ class Dataset:
         column and the target column.
     target : str
         Name of the target column; 1 = favourable outcome, 0 = unfavourable.
-    protected : tuple of str
-        Protected attribute columns (e.g. ``("sex",)``).
+    protected : str or tuple of str
+        Protected attribute columns (e.g. ``("sex",)``); a single string names
+        one column (``"sex"`` is ``("sex",)``, never the letters of the name).
+        They may not have missing values.
     features : tuple of FeatureSpec
-        One spec per feature column (the columns a model and a recourse method see).
+        One spec per feature column (the columns a model and a recourse method
+        see). A spec for the target column is an error (a model would see the
+        label).
     description : str
         What the data is and what was done to the raw file.
     citation : str
@@ -87,22 +91,56 @@ class Dataset:
     def __post_init__(self):
         if not isinstance(self.frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got {type(self.frame).__name__}.")
-        object.__setattr__(self, "protected", tuple(self.protected))
-        object.__setattr__(self, "features", tuple(self.features))
+        object.__setattr__(self, "protected", _column_names(self.protected, "protected"))
+        features = (self.features,) if isinstance(self.features, FeatureSpec) else self.features
+        if isinstance(features, (str, bytes)) or not hasattr(features, "__iter__"):
+            raise TypeError(f"features must be a sequence of FeatureSpec, got {type(features).__name__}.")
+        object.__setattr__(self, "features", tuple(features))
+        not_specs = [type(f).__name__ for f in self.features if not isinstance(f, FeatureSpec)]
+        if not_specs:
+            raise TypeError(f"features must be FeatureSpec objects, got {not_specs[:3]}; describe each feature "
+                            "column with recourselab.features.FeatureSpec(name, kind, ...).")
         columns = list(self.frame.columns)
         if self.target not in columns:
             raise ValueError(f"target={self.target!r} is not a column of frame; columns are {columns}.")
-        values = set(pd.unique(self.frame[self.target]).tolist())
-        if not values <= {0, 1}:
+        target = self.frame[self.target]
+        if target.isna().any():
+            rows = list(target.index[target.isna()][:5])
+            raise ValueError(f"target column {self.target!r} has {int(target.isna().sum())} missing value(s) (first "
+                             f"rows: {rows}); every row needs a 0/1 outcome: drop or label those rows.")
+        values = set(pd.unique(target).tolist())
+        if not all(not isinstance(v, str) and v in (0, 1) for v in values):
             raise ValueError(
-                f"target column {self.target!r} must hold 0/1 (1 = favourable), found {sorted(values)[:6]}."
+                f"target column {self.target!r} must hold 0/1 (1 = favourable), found {sorted(values, key=repr)[:6]}."
             )
-        missing = [s.name for s in self.features if s.name not in columns]
+        names = self.feature_names
+        duplicated = sorted({n for n in names if names.count(n) > 1}, key=str)
+        if duplicated:
+            raise ValueError(f"features describe the columns {duplicated} more than once; give one FeatureSpec "
+                             "per column.")
+        if self.target in names:
+            raise ValueError(
+                f"features include the target column {self.target!r}: a model or a recourse method would see the "
+                "label it is meant to predict. Drop that FeatureSpec."
+            )
+        missing = [n for n in names if n not in columns]
         if missing:
             raise ValueError(f"features name columns that frame lacks: {missing}.")
         bad = [p for p in self.protected if p not in columns]
         if bad:
             raise ValueError(f"protected names columns that frame lacks: {bad}.")
+        if self.target in self.protected:
+            raise ValueError(f"protected includes the target column {self.target!r}; name the protected "
+                             "attributes (e.g. 'sex'), not the outcome.")
+        for p in self.protected:
+            absent = self.frame[p].isna()
+            if absent.any():
+                rows = list(self.frame.index[absent][:5])
+                raise ValueError(
+                    f"protected column {p!r} has {int(absent.sum())} missing value(s) (first rows: {rows}); every "
+                    "individual needs a group, or group comparisons would silently leave them out. Label them "
+                    "(e.g. 'unknown') or drop those rows."
+                )
 
     @property
     def feature_names(self) -> list[str]:
@@ -127,12 +165,26 @@ class Dataset:
         raise KeyError(f"no feature called {name!r}; features are {self.feature_names}.")
 
     def encoder(self) -> Encoder:
-        """A new, unfitted :class:`~recourselab.features.Encoder` for this data set's features."""
-        return Encoder(list(self.features))
+        """A new, unfitted :class:`~recourselab.features.Encoder` for this data set's features.
+
+        The frame's other columns (the target, protected attributes that are not
+        features) are passed as ``ignore``, so fitting on ``frame`` does not warn.
+        """
+        described = set(self.feature_names)
+        return Encoder(list(self.features), ignore=tuple(c for c in self.frame.columns if c not in described))
 
     def feature_table(self) -> pd.DataFrame:
         """The feature specs as a table (see :func:`~recourselab.features.features_to_frame`)."""
         return features_to_frame(self.features)
+
+
+def _column_names(names, argument: str) -> tuple:
+    """Column names as a tuple; one string is one column (``tuple("xg")`` would be ``("x", "g")``)."""
+    if isinstance(names, str):
+        return (names,)
+    if names is None or not hasattr(names, "__iter__"):
+        raise TypeError(f"{argument}={names!r} must be a column name or a sequence of column names.")
+    return tuple(names)
 
 
 def _read_gzip(name: str, **read_csv_kwargs) -> pd.DataFrame:
@@ -407,10 +459,10 @@ class SyntheticWorld:
     dag : networkx.DiGraph
         Causal graph over the protected and feature columns (the decision is
         not a node: it is a fixed rule of the features).
-    protected : tuple of str
-        Protected attribute columns, coded 1 = protected.
-    features : tuple of str
-        The decision rule's input columns.
+    protected : str or tuple of str
+        Protected attribute columns, coded 1 = protected (one string is one column).
+    features : str or tuple of str
+        The decision rule's input columns (one string is one column).
     target : str
         The decision column, 1 = favourable.
     noise : pandas.DataFrame
@@ -450,8 +502,8 @@ class SyntheticWorld:
     def __post_init__(self):
         if not isinstance(self.frame, pd.DataFrame) or not isinstance(self.noise, pd.DataFrame):
             raise TypeError("frame and noise must be pandas DataFrames.")
-        object.__setattr__(self, "protected", tuple(self.protected))
-        object.__setattr__(self, "features", tuple(self.features))
+        object.__setattr__(self, "protected", _column_names(self.protected, "protected"))
+        object.__setattr__(self, "features", _column_names(self.features, "features"))
         missing = [c for c in (*self.protected, *self.features, self.target) if c not in self.frame.columns]
         if missing:
             raise ValueError(f"protected, features and target name columns that frame lacks: {missing}.")
@@ -479,11 +531,11 @@ class SyntheticWorld:
         if self._equations is None:
             raise ValueError("this world was built without its structural equations; use a generator "
                              "such as make_loan_scm or make_law_school.")
-        interventions = _check_do(do, self.dag, len(self.frame))
+        interventions = check_do(do, self.dag, len(self.frame))
         roots = self.frame[[node for node in self.dag if self.dag.in_degree(node) == 0]]
         columns = self._equations(roots, self.noise, interventions)
         return pd.DataFrame(
-            {c: _restore_dtype(np.asarray(columns[c], dtype=float), self.frame[c]) for c in self.frame.columns},
+            {c: restore_dtype(np.asarray(columns[c], dtype=float), self.frame[c]) for c in self.frame.columns},
             index=self.frame.index,
         )
 
@@ -495,8 +547,11 @@ def _check_world_args(n, random_state) -> np.random.Generator:
         raise ValueError(f"n={n} is too small; simulate at least 10 individuals.")
     if isinstance(random_state, bool) or not isinstance(random_state, (numbers.Integral, np.random.Generator)):
         raise TypeError(
-            f"random_state={random_state!r} must be an int seed or a numpy.random.Generator."
+            f"random_state={random_state!r} must be an int seed or a numpy.random.Generator (floats are not "
+            "truncated to a seed)."
         )
+    if isinstance(random_state, numbers.Integral) and random_state < 0:
+        raise ValueError(f"random_state={random_state!r} must be an int >= 0 (a seed for numpy).")
     return np.random.default_rng(random_state)
 
 
@@ -783,9 +838,15 @@ def admissions_graduation_probability(frame: pd.DataFrame) -> np.ndarray:
         raise ValueError(f"frame lacks the columns {missing}; the probability needs {names}.")
     logit = np.full(len(frame), _ADM_LOGIT["intercept"])
     for name in names:
-        values = frame[name].to_numpy(dtype=float)
+        try:
+            values = frame[name].to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"column {name!r} must hold numbers, found dtype {frame[name].dtype}.") from None
         if np.isnan(values).any():
             raise ValueError(f"column {name!r} has missing values; give complete rows.")
+        if np.isinf(values).any():
+            row = frame.index[int(np.flatnonzero(np.isinf(values))[0])]
+            raise ValueError(f"column {name!r} has infinite values (first in row {row!r}); give finite numbers.")
         coefficient, centre = _ADM_LOGIT[name]
         logit += coefficient * (values - centre)
     return 1.0 / (1.0 + np.exp(-logit))

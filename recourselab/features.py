@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 __all__ = [
     "KINDS",
+    "check_encoded",
     "ACTIONABILITY",
     "FeatureSpec",
     "Encoder",
@@ -190,8 +191,16 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _check_matrix(Z, name: str, n_columns: int) -> np.ndarray:
-    Z = np.asarray(Z, dtype=float)
+def check_encoded(Z, name: str, n_columns: int) -> np.ndarray:
+    """``Z`` as a 2-d float array of ``n_columns`` encoded columns, with no NaN or infinite value.
+
+    Shared by every module that takes encoded rows; a single row may be given as a 1-d array.
+    Raises ValueError naming ``name``, the shape, or the first bad column and row.
+    """
+    try:
+        Z = np.asarray(Z, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numeric array of encoded rows: {err}") from None
     if Z.ndim == 1:
         Z = Z[None, :]
     if Z.ndim != 2 or Z.shape[1] != n_columns:
@@ -199,10 +208,19 @@ def _check_matrix(Z, name: str, n_columns: int) -> np.ndarray:
             f"{name} has shape {np.shape(Z)}; expected (n_rows, {n_columns}) encoded columns "
             "(use Encoder.transform on a frame first)."
         )
-    if Z.size and np.isnan(Z.min()):  # min propagates NaN: one fast pass
-        column = int(np.flatnonzero(np.isnan(Z).any(axis=0))[0])
-        raise ValueError(f"{name} has missing values (first in encoded column {column}); encode complete rows only.")
+    if Z.size and not np.isfinite(Z.sum()):  # a sum propagates NaN and inf: one fast pass
+        bad = ~np.isfinite(Z)
+        if bad.any():  # (a finite sum can overflow only for values near 1e308)
+            row, column = (int(v) for v in np.argwhere(bad)[0])
+            what = "missing values" if np.isnan(Z[row, column]) else "infinite values"
+            raise ValueError(
+                f"{name} has {what} (first in encoded column {column}, row {row}); "
+                "encode complete, finite rows only."
+            )
     return Z
+
+
+_check_matrix = check_encoded  # TEMPORARY alias while other modules move to check_encoded
 
 
 class Encoder(TransformerMixin, BaseEstimator):
@@ -212,6 +230,12 @@ class Encoder(TransformerMixin, BaseEstimator):
     ----------
     features : sequence of FeatureSpec
         One spec per column to encode, in the order of the encoded blocks.
+    ignore : sequence of str, default ()
+        Columns of the frame that are deliberately not features (the target, an
+        identifier). :meth:`fit` warns about any other column that no spec
+        describes, so a feature left out by mistake does not go unnoticed;
+        :meth:`Dataset.encoder <recourselab.datasets.Dataset.encoder>` passes the
+        data set's non-feature columns here.
 
     Attributes
     ----------
@@ -238,8 +262,9 @@ class Encoder(TransformerMixin, BaseEstimator):
     [True, False]
     """
 
-    def __init__(self, features: Sequence[FeatureSpec]):
+    def __init__(self, features: Sequence[FeatureSpec], ignore: Sequence[str] = ()):
         self.features = features
+        self.ignore = ignore
 
     # ------------------------------------------------------------------ setup
     def _validate_specs(self) -> list[FeatureSpec]:
@@ -275,9 +300,28 @@ class Encoder(TransformerMixin, BaseEstimator):
         return frame
 
     def fit(self, frame: pd.DataFrame, y=None) -> "Encoder":
-        """Learn ranges and levels from ``frame`` (which is not modified)."""
+        """Learn ranges and levels from ``frame`` (which is not modified).
+
+        Warns when ``frame`` has columns that no spec describes and that are not
+        listed in ``ignore``: they are not encoded, and a model or a recourse
+        method will never see them.
+        """
         self.specs_ = self._validate_specs()
         frame = self._check_frame(frame)
+        if len(frame) == 0:
+            raise ValueError(
+                "frame has 0 rows; fit the Encoder on the data (ranges and levels are learned from it)."
+            )
+        ignore = [self.ignore] if isinstance(self.ignore, str) else list(self.ignore or ())
+        described = {s.name for s in self.specs_}
+        extra = [c for c in frame.columns if c not in described and c not in ignore]
+        if extra:
+            warnings.warn(
+                f"frame has columns that no FeatureSpec describes and that are not in ignore: {extra[:10]}"
+                f"{' ...' if len(extra) > 10 else ''}; they are not encoded. Add a FeatureSpec for each, pass "
+                "frame[encoder feature names], or list them in Encoder(..., ignore=[...]).",
+                stacklevel=2,
+            )
         self.levels_, self.ranges_, self.dtypes_, self.slices_ = {}, {}, {}, {}
         names_out: list[str] = []
         for s in self.specs_:
@@ -290,6 +334,7 @@ class Encoder(TransformerMixin, BaseEstimator):
                         f"column {s.name!r} is declared continuous but has dtype {col.dtype}; "
                         "declare it ordinal/categorical or convert it to numbers."
                     )
+                self._check_finite(s, col, "frame")
                 lo = float(col.min()) if s.lower is None else float(s.lower)
                 hi = float(col.max()) if s.upper is None else float(s.upper)
                 if col.min() < lo or col.max() > hi:
@@ -340,6 +385,17 @@ class Encoder(TransformerMixin, BaseEstimator):
         return levels
 
     @staticmethod
+    def _check_finite(s: FeatureSpec, col: pd.Series, argument: str):
+        values = col.to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            rows = list(col.index[bad][:5])
+            raise ValueError(
+                f"column {s.name!r} of {argument} has {int(bad.sum())} infinite value(s) (first rows: {rows}); "
+                "a continuous feature needs finite numbers: cap, impute or drop those rows before encoding."
+            )
+
+    @staticmethod
     def _check_levels(s: FeatureSpec, col: pd.Series, levels: tuple, argument: str):
         codes = pd.Index(levels).get_indexer(col.to_numpy())
         if (codes < 0).any():
@@ -385,6 +441,21 @@ class Encoder(TransformerMixin, BaseEstimator):
         self._require_fitted()
         return [s.name for s in self.specs_]
 
+    def spec_of_column(self, column) -> FeatureSpec:
+        """The FeatureSpec of an encoded column, given by name (``"purpose=car"``) or position."""
+        self._require_fitted()
+        if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+            if not 0 <= int(column) < self.n_columns:
+                raise ValueError(f"column={column} is not an encoded column position (0..{self.n_columns - 1}).")
+            return self.specs_[int(self._column_feature[int(column)])]
+        if column not in self.feature_names_out_:
+            raise ValueError(f"column={column!r} is not an encoded column; they are {self.feature_names_out_[:6]}...")
+        return self.specs_[int(self._column_feature[self.feature_names_out_.index(column)])]
+
+    def column_weights(self, weights: Mapping[str, float] | None = None) -> np.ndarray:
+        """Cost weight of each encoded column: its feature's weight (see :meth:`weight_vector`)."""
+        return self.weight_vector(weights)[self._column_feature]
+
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """Encoded column names (scikit-learn convention)."""
         self._require_fitted()
@@ -409,6 +480,7 @@ class Encoder(TransformerMixin, BaseEstimator):
             if s.kind == "continuous":
                 if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
                     raise ValueError(f"column {s.name!r} is continuous but has dtype {col.dtype}.")
+                self._check_finite(s, col, "frame")
                 lo, hi = self.ranges_[s.name]
                 Z[:, sl.start] = (col.to_numpy(dtype=float) - lo) / ((hi - lo) or 1.0)
                 continue
@@ -426,9 +498,23 @@ class Encoder(TransformerMixin, BaseEstimator):
         Continuous values are rescaled (and rounded for integer columns), ordinal
         values snap to the nearest level, binary values at 0.5, categorical
         blocks to their largest column.
+
+        Parameters
+        ----------
+        Z : array or DataFrame of shape (n, n_columns)
+            Encoded rows.
+        index : index-like of length n, optional
+            Index of the returned frame. Default: ``Z``'s own index when ``Z`` is
+            a DataFrame (or Series, for one row), else ``0..n-1``.
         """
         self._require_fitted()
-        Z = _check_matrix(Z, "Z", self.n_columns)
+        if index is None and isinstance(Z, pd.DataFrame):
+            index = Z.index
+        elif index is None and isinstance(Z, pd.Series):
+            index = pd.Index([Z.name])
+        Z = check_encoded(Z, "Z", self.n_columns)
+        if index is not None and len(index) != len(Z):
+            raise ValueError(f"index has {len(index)} entries but Z has {len(Z)} rows; give one label per row.")
         out = {}
         for s in self.specs_:
             sl = self.slices_[s.name]
@@ -484,8 +570,8 @@ class Encoder(TransformerMixin, BaseEstimator):
                 "compares rows pairwise, so give arrays of the same shape "
                 "(use feasible_pairs() for all pairs of two sets)."
             )
-        Z_from = _check_matrix(Z_from, "Z_from", self.n_columns)
-        Z_to = _check_matrix(Z_to, "Z_to", self.n_columns)
+        Z_from = check_encoded(Z_from, "Z_from", self.n_columns)
+        Z_to = check_encoded(Z_to, "Z_to", self.n_columns)
         lower, upper = self._delta_bounds(atol)
         cols = self._constrained
         ok = np.ones(len(Z_from), dtype=bool)
@@ -514,8 +600,8 @@ class Encoder(TransformerMixin, BaseEstimator):
         chunks of rows so memory stays bounded.
         """
         self._require_fitted()
-        A = _check_matrix(Z_from, "Z_from", self.n_columns)[:, self._constrained]
-        B = _check_matrix(Z_to, "Z_to", self.n_columns)[:, self._constrained]
+        A = check_encoded(Z_from, "Z_from", self.n_columns)[:, self._constrained]
+        B = check_encoded(Z_to, "Z_to", self.n_columns)[:, self._constrained]
         lower, upper = self._delta_bounds(atol)
         out = np.empty((len(A), len(B)), dtype=bool)
         chunk = max(1, _CHUNK_ELEMENTS * 25 // max(len(B) * A.shape[1], 1))
@@ -531,8 +617,8 @@ class Encoder(TransformerMixin, BaseEstimator):
         explaining *why* a move is infeasible.
         """
         self._require_fitted()
-        A = _check_matrix(Z_from, "Z_from", self.n_columns)
-        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
         if A.shape != B.shape:
             raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
         D = B - A
@@ -576,8 +662,8 @@ class Encoder(TransformerMixin, BaseEstimator):
         and 0 otherwise for categorical features.
         """
         self._require_fitted()
-        A = _check_matrix(Z_from, "Z_from", self.n_columns)
-        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
         if A.shape != B.shape:
             raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
         return np.abs(B - A) @ self._agg
@@ -607,8 +693,8 @@ class Encoder(TransformerMixin, BaseEstimator):
         valid one-hot rows: a change of category moves two columns by 1).
         """
         self._require_fitted()
-        A = _check_matrix(Z_from, "Z_from", self.n_columns)
-        B = _check_matrix(Z_to, "Z_to", self.n_columns)
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
         w = self.weight_vector(weights)
         column_share = self._agg.sum(axis=1)  # 1 or 1/2 per encoded column
         column_weight = w[self._column_feature] * column_share

@@ -15,6 +15,8 @@ chunks, and reachability, shortest paths and components come from
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -36,14 +38,17 @@ __all__ = [
     "build_feasibility_graph",
     "connectivity_by_epsilon",
     "choose_epsilon",
+    "EpsilonChoice",
     "FaceCounterfactuals",
     "face_counterfactuals",
 ]
 
 WEIGHTINGS = ("kde", "distance", "hops")
 COSTS = ("path", "hops", "l2")
-# guard of the authors' weight formula, applied to a density relative to its mean
-_DENSITY_GUARD = 1e-8
+# Range of the KDE weights: at most the smallest normal float below (so the cheapest edges keep full
+# precision) and at most the largest float divided by 2**32 above (so no path sum can overflow to inf).
+_LOG_WEIGHT_MIN = float(np.log(np.finfo(float).tiny))
+_LOG_WEIGHT_MAX = float(np.log(np.finfo(float).max) - 32 * np.log(2.0))
 _EDGE_CHUNK = 4096  # edges per chunk when evaluating midpoint densities
 _SOURCE_CELLS = 5_000_000  # (sources x nodes) cells per shortest-path chunk
 
@@ -68,6 +73,17 @@ class FeasibilityGraph:
     log_density : ndarray or None
         Log of each node's KDE density relative to the mean node density
         (``weighting="kde"`` only).
+    log_weight_scale : float
+        Natural log of the common factor applied to every KDE weight so that
+        all of them fit in float64 (0.0, i.e. no factor, unless
+        :func:`build_feasibility_graph` warned): ``adjacency`` holds
+        :math:`e^{s} \\lVert z_i - z_j \\rVert^2 / \\tilde p` with
+        :math:`s` = ``log_weight_scale``. A common factor changes no
+        shortest path or FACE choice, only the unit of ``"path"`` costs.
+    n_capped_weights : int
+        KDE weights too large to store even after that factor, set to the
+        largest storable weight (0 unless :func:`build_feasibility_graph`
+        warned); paths through such edges can tie.
     """
 
     adjacency: csr_matrix
@@ -77,6 +93,8 @@ class FeasibilityGraph:
     weighting: str
     bandwidth: float | None = None
     log_density: np.ndarray | None = field(default=None, repr=False)
+    log_weight_scale: float = 0.0
+    n_capped_weights: int = 0
 
     @property
     def n_nodes(self) -> int:
@@ -118,8 +136,10 @@ class FeasibilityGraph:
 
         Parameters
         ----------
-        sources, targets : array-like of int
-            Node indices.
+        sources, targets : array-like of int or bool mask
+            Node indices (integers, or floats holding whole numbers such as
+            ``2.0``; a fractional, NaN or infinite index is an error, never
+            truncated), or a boolean mask with one entry per node.
         cost : {"path", "hops", "l2"}
             ``"path"``: total edge weight of the cheapest path (Dijkstra);
             ``"hops"``: number of edges on the shortest path (breadth-first);
@@ -158,10 +178,11 @@ class FeasibilityGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(range(self.n_nodes))
         A, L = self.adjacency.tocoo(), self.lengths.tocsr()
-        lengths = np.asarray(L[A.row, A.col]).ravel()
+        # (an empty fancy index returns a sparse matrix, not an empty array)
+        lengths = np.asarray(L[A.row, A.col]).ravel() if A.nnz else np.empty(0)
         graph.add_edges_from(
             (int(i), int(j), {"weight": float(w), "length": float(d)})
-            for i, j, w, d in zip(A.row, A.col, A.data, lengths)
+            for i, j, w, d in zip(A.row, A.col, A.data, lengths, strict=True)
         )
         return graph
 
@@ -170,30 +191,110 @@ class FeasibilityGraph:
 
 
 def _check_nodes(nodes, n_nodes: int, name: str) -> np.ndarray:
-    """Node positions from an index array or a boolean mask, validated."""
-    nodes = np.asarray(nodes)
+    """Node positions from an index array or a boolean mask, validated.
+
+    Integer indices are used as given. Float indices are accepted only when
+    every value is a whole number (``2.0``, as arithmetic on index arrays
+    produces); ``2.7``, NaN and inf are rejected, never truncated.
+    """
+    try:
+        nodes = np.asarray(nodes)
+    except ValueError as err:  # ragged nesting
+        raise TypeError(f"{name} must be an array of node indices or a boolean mask: {err}") from None
     if nodes.dtype == bool:
         if nodes.shape != (n_nodes,):
             raise ValueError(f"{name} as a mask must have one entry per node ({n_nodes}), got {nodes.shape}.")
         nodes = np.flatnonzero(nodes)
-    nodes = nodes.astype(int, copy=False).ravel()
+    nodes = nodes.ravel()
     if nodes.size == 0:
         raise ValueError(f"{name} is empty; give at least one node index.")
+    if nodes.dtype.kind == "f":
+        bad = ~np.isfinite(nodes) | (nodes != np.round(nodes))
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{name}[{first}]={float(nodes[first])!r} is not a node index; give whole numbers in "
+                f"0..{n_nodes - 1} (indices are never rounded or truncated)."
+            )
+    elif nodes.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name} must hold integer node indices or be a boolean mask, got dtype {nodes.dtype} "
+            f"(e.g. {nodes[0]!r})."
+        )
     if nodes.min() < 0 or nodes.max() >= n_nodes:
         raise ValueError(f"{name} holds node indices outside 0..{n_nodes - 1}.")
-    return nodes
+    return nodes.astype(np.intp, copy=False)
 
 
-def _kde_bandwidth(train: np.ndarray, bandwidth) -> float:
+def _check_bandwidth(bandwidth):
+    """``bandwidth`` validated: 'scott', 'silverman', or a positive finite number (returned as float)."""
     if isinstance(bandwidth, str):
         if bandwidth not in ("scott", "silverman"):
             raise ValueError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive number.")
+        return bandwidth
+    if isinstance(bandwidth, bool) or not isinstance(bandwidth, numbers.Real):
+        raise TypeError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive number.")
+    h = float(bandwidth)
+    if not (np.isfinite(h) and h > 0):
+        raise ValueError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive finite number.")
+    return h
+
+
+def _kde_bandwidth(train: np.ndarray, bandwidth) -> float:
+    bandwidth = _check_bandwidth(bandwidth)
+    if isinstance(bandwidth, str):
         # the library's rule of thumb (Scott 1992): n**(-1/(d+4)); the data are already scaled to [0, 1]
         return float(KernelDensity(bandwidth=bandwidth).fit(train).bandwidth_)
-    h = float(bandwidth)
-    if not h > 0:
-        raise ValueError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive number.")
-    return h
+    return bandwidth
+
+
+def _kde_weights(dist, log_density_mid):
+    """FACE's density weight :math:`d^2 / p(\\text{midpoint})`, computed in log space.
+
+    Parameters
+    ----------
+    dist : ndarray
+        Edge lengths :math:`d \\ge 0`.
+    log_density_mid : ndarray
+        Log density at each edge's midpoint, on any scale (raw, or relative
+        to the mean node density): a constant added to it multiplies every
+        weight by the same factor, which changes no shortest path.
+
+    Returns
+    -------
+    weights : ndarray
+        :math:`e^{s} d^2 / p`, from :math:`\\log w = 2 \\log d - \\log p + s`;
+        0 for zero-length edges (identical rows).
+    log_scale : float
+        :math:`s`: 0 when every weight fits in float64 as it is; otherwise the
+        one common shift that centres the weights' log range in float64's,
+        so none overflows or underflows.
+    n_capped : int
+        Weights that did not fit even then (their log range is wider than
+        float64's, about 1,400 nats): the smallest weights are kept exact
+        (cheapest paths use them) and these largest ones are set to the
+        largest weight a path sum can hold without overflow (about 4e298).
+    """
+    dist = np.asarray(dist, dtype=float)
+    log_p = np.asarray(log_density_mid, dtype=float)
+    weights = np.zeros(dist.shape)
+    step = dist > 0
+    if not step.any():
+        return weights, 0.0, 0
+    # +inf where a density underflowed to 0: an edge through empty space, capped below
+    log_w = 2.0 * np.log(dist[step]) - log_p[step]
+    finite = log_w[np.isfinite(log_w)]
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
+    if _LOG_WEIGHT_MIN <= lo and hi <= _LOG_WEIGHT_MAX:
+        shift = 0.0
+    elif hi - lo <= _LOG_WEIGHT_MAX - _LOG_WEIGHT_MIN:
+        shift = 0.5 * (_LOG_WEIGHT_MIN + _LOG_WEIGHT_MAX) - 0.5 * (lo + hi)  # centre the range in the window
+    else:
+        shift = _LOG_WEIGHT_MIN - lo
+    log_w = log_w + shift
+    capped = log_w > _LOG_WEIGHT_MAX
+    weights[step] = np.exp(np.minimum(log_w, _LOG_WEIGHT_MAX))
+    return weights, float(shift), int(capped.sum())
 
 
 def _relative_log_density(Z, rows, cols, bandwidth, max_kde_points, random_state):
@@ -202,8 +303,13 @@ def _relative_log_density(Z, rows, cols, bandwidth, max_kde_points, random_state
     Uses the identity ||(a+b)/2 - x||^2 = ||a-x||^2/2 + ||b-x||^2/2 - ||a-b||^2/4, so the
     Gaussian kernel at a midpoint factorises into per-endpoint terms: one dense
     (nodes x training points) matrix, then one dot product per edge. Exact for
-    the Gaussian kernel (it equals scikit-learn's ``KernelDensity.score_samples``
-    up to the shared normalising constant, which cancels in the relative density).
+    the Gaussian kernel: it equals the plain sum over training points, which is
+    scikit-learn's ``KernelDensity.score_samples`` up to the shared normalising
+    constant (it cancels in the relative density) when that estimator evaluates
+    every kernel (e.g. ``leaf_size`` >= the number of training points). With its
+    default tree, scikit-learn prunes on bounds that can overstate densities
+    far below the peak by many orders of magnitude (by up to e^39 at German
+    Credit edge midpoints with h = 0.0966).
     """
     rng = np.random.default_rng(random_state)
     train = Z if len(Z) <= max_kde_points else Z[rng.choice(len(Z), max_kde_points, replace=False)]
@@ -268,18 +374,36 @@ def build_feasibility_graph(
 
     * ``"distance"``: :math:`\\lVert z_i - z_j \\rVert`;
     * ``"hops"``: 1;
-    * ``"kde"``: :math:`\\lVert z_i - z_j \\rVert^2 / (\\tilde p((z_i + z_j)/2) + 10^{-8})`,
-      where :math:`\\tilde p` is a Gaussian kernel density estimate divided by
-      its mean over the nodes.
+    * ``"kde"``: :math:`\\lVert z_i - z_j \\rVert^2 / \\tilde p((z_i + z_j)/2)`,
+      where :math:`\\tilde p = p / \\bar p` is a Gaussian kernel density
+      estimate :math:`p` divided by its mean :math:`\\bar p` over the nodes;
+      0 for an edge between identical rows.
 
     The KDE weight makes paths through dense regions *cheaper*, which is FACE's
     intent :cite:p:`poyiadzi2020face` and what the FACEGroup authors' code
     computes; the FACEGroup paper's text writes the weight as the plain product
     of density and cost, which would make dense paths *dearer*, so we follow
-    FACE. We divide the density by its mean over the nodes: raw Gaussian
-    densities in 30+ encoded dimensions are around :math:`10^{-18}`, so the
-    authors' :math:`10^{-8}` guard would otherwise dominate and silently turn the
-    weight into plain squared distance.
+    FACE. The authors' code computes :math:`d^2 / (p + 10^{-8})` with
+    scikit-learn's raw density :math:`p`. That additive guard is not
+    scale-free: whether it matters depends on the density's scale, which
+    swings by hundreds of orders of magnitude with the bandwidth and the
+    number of encoded columns (:math:`p` carries the factor
+    :math:`(2\\pi h^2)^{-D/2}`). Dividing every weight by the same number
+    changes no shortest path, so we drop the guard and divide by
+    :math:`\\bar p` instead, which only fixes the unit: a weight is the
+    squared step length of a step whose midpoint is as dense as an average
+    node. The weight is computed in log space,
+    :math:`\\log w = 2 \\log d - \\log \\tilde p`, so neither a tiny density
+    nor a tiny bandwidth overflows. At the authors' bandwidths both formulas
+    choose the same paths wherever their guard is negligible, provided the
+    densities are evaluated exactly: scikit-learn's tree-based
+    ``KernelDensity``, which the authors call with its defaults, can overstate
+    densities far below the peak by many orders of magnitude. If the weights
+    still span more than float64 can hold, all of them are multiplied by one
+    common factor (recorded in the graph's ``log_weight_scale``,
+    with a warning), and if even that is not enough the largest are capped
+    (counted in ``n_capped_weights``, with a warning):
+    use a larger bandwidth then.
 
     Parameters
     ----------
@@ -292,7 +416,9 @@ def build_feasibility_graph(
         symmetric (every pair within epsilon in both directions).
     weighting : {"kde", "distance", "hops"}, default "kde"
     bandwidth : "scott", "silverman" or float, default "scott"
-        KDE bandwidth (scikit-learn's rules of thumb on the encoded data).
+        KDE bandwidth (scikit-learn's rules of thumb on the encoded data), or
+        a positive finite number (the FACEGroup authors use 0.0966 for German
+        Credit on their encoding).
     max_kde_points : int, default 2000
         The density is estimated from at most this many rows (a random sample
         when ``n`` is larger, drawn with ``random_state``); its evaluation at
@@ -315,18 +441,24 @@ def build_feasibility_graph(
     if Z.ndim != 2 or len(Z) == 0:
         raise ValueError(f"Z has shape {Z.shape}; give a non-empty 2-d array of encoded rows.")
     Z = _check_matrix(Z, "Z", Z.shape[1]) if encoder is None else _check_matrix(Z, "Z", encoder.n_columns)
-    try:
-        epsilon = float(epsilon)
-    except (TypeError, ValueError):
-        raise TypeError(f"epsilon={epsilon!r} must be a number.") from None
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon={epsilon!r} must be a number (a largest step in encoded units).")
+    epsilon = float(epsilon)
     if not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon={epsilon!r} must be a positive number (a largest step in encoded units).")
+        raise ValueError(f"epsilon={epsilon!r} must be a positive number (a finite largest step in encoded units).")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting={weighting!r} is not one of {WEIGHTINGS}.")
     if encoder is not None and not isinstance(encoder, Encoder):
         raise TypeError(f"encoder must be a fitted recourselab Encoder or None, got {type(encoder).__name__}.")
-    if int(max_kde_points) < 2:
+    if isinstance(max_kde_points, bool) or not isinstance(max_kde_points, numbers.Integral):
+        raise TypeError(f"max_kde_points={max_kde_points!r} must be an integer (a number of rows).")
+    if max_kde_points < 2:
         raise ValueError(f"max_kde_points={max_kde_points!r} must be at least 2.")
+    bandwidth = _check_bandwidth(bandwidth)
+    try:
+        np.random.default_rng(random_state)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"random_state={random_state!r} must be an int or a numpy Generator: {err}") from None
 
     rows, cols, dist = _radius_pairs(Z, epsilon)
     if rows.size == 0 and len(Z) > 1:
@@ -342,7 +474,7 @@ def build_feasibility_graph(
             keep[start:start + 200_000] = encoder.feasible(Z[r], Z[c])
         rows, cols, dist = rows[keep], cols[keep], dist[keep]
 
-    bandwidth_used, log_density = None, None
+    bandwidth_used, log_density, log_scale, n_capped = None, None, 0.0, 0
     if weighting == "distance":
         weights = dist
     elif weighting == "hops":
@@ -355,12 +487,29 @@ def build_feasibility_graph(
         mid_log, log_density, bandwidth_used = _relative_log_density(
             Z, unique_keys // len(Z), unique_keys % len(Z), bandwidth, int(max_kde_points), random_state
         )
-        weights = dist ** 2 / (np.exp(mid_log[inverse]) + _DENSITY_GUARD)
+        weights, log_scale, n_capped = _kde_weights(dist, mid_log[inverse])
+        if n_capped:
+            warnings.warn(
+                f"build_feasibility_graph: with bandwidth={bandwidth_used:.3g} and epsilon={epsilon:g} the KDE "
+                f"weights d^2/p span more than float64 can hold; {n_capped} of {weights.size} edge weights were "
+                "capped at the largest storable value, so paths through those edges may tie (see "
+                "graph.n_capped_weights). Use a larger bandwidth (e.g. 'scott') or a smaller epsilon.",
+                stacklevel=2,
+            )
+        elif log_scale:
+            warnings.warn(
+                f"build_feasibility_graph: with bandwidth={bandwidth_used:.3g} and epsilon={epsilon:g} the KDE "
+                f"weights d^2/p would over- or underflow float64; all of them were multiplied by "
+                f"exp({log_scale:.4g}) (graph.log_weight_scale). Shortest paths and FACE's choices are unchanged; "
+                "'path' costs are in this unit. A larger bandwidth avoids the rescaling.",
+                stacklevel=2,
+            )
 
     shape = (len(Z), len(Z))
     adjacency = csr_matrix((weights, (rows, cols)), shape=shape)
     lengths = csr_matrix((dist, (rows, cols)), shape=shape)
-    return FeasibilityGraph(adjacency, lengths, Z, epsilon, weighting, bandwidth_used, log_density)
+    return FeasibilityGraph(adjacency, lengths, Z, epsilon, weighting, bandwidth_used, log_density,
+                            log_scale, n_capped)
 
 
 def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sources=None,
@@ -379,7 +528,9 @@ def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sour
     Returns
     -------
     pandas.DataFrame
-        One row per epsilon, in increasing order.
+        One row per epsilon, in increasing order. With ``sources``,
+        ``table.attrs["n_sources"]`` holds their number, so that
+        :func:`choose_epsilon` can tell when every source is coverable.
 
     Examples
     --------
@@ -390,9 +541,12 @@ def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sour
     [[0.15, 2.0, 1.0], [0.8, 1.0, 1.0]]
     """
     Z = np.asarray(Z, dtype=float)
-    epsilons = np.sort(np.asarray(epsilons, dtype=float).ravel())
+    raw = np.asarray(epsilons).ravel()
+    if raw.dtype == bool or raw.dtype.kind not in "iuf":
+        raise TypeError(f"epsilons={raw.tolist()!r} must be a list of numbers (largest steps in encoded units).")
+    epsilons = np.sort(raw.astype(float))
     if epsilons.size == 0 or not (epsilons > 0).all() or not np.isfinite(epsilons).all():
-        raise ValueError(f"epsilons={epsilons.tolist()} must be a non-empty list of positive numbers.")
+        raise ValueError(f"epsilons={epsilons.tolist()} must be a non-empty list of positive finite numbers.")
     Z = _check_matrix(Z, "Z", Z.shape[1] if encoder is None else encoder.n_columns)
     if (sources is None) != (targets is None):
         raise ValueError("give sources and targets together (row positions), or neither.")
@@ -426,29 +580,117 @@ def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sour
             reaches[breadth_first_order(reverse, n, directed=True, return_predecessors=False)] = True
             row["coverable sources"] = int(reaches[sources].sum())
         out.append(row)
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    if sources is not None:
+        table.attrs["n_sources"] = len(sources)
+    return table
 
 
-def choose_epsilon(connectivity: pd.DataFrame) -> float:
+@dataclass(frozen=True)
+class EpsilonChoice:
+    """The epsilon :func:`choose_epsilon` picked, and whether FACEGroup's criterion holds there.
+
+    Attributes
+    ----------
+    epsilon : float
+        The chosen epsilon (pass ``choice.epsilon`` to :func:`build_feasibility_graph`).
+    criterion_met : bool
+        True when the grid shows that no further source becomes coverable
+        beyond ``epsilon``: a larger epsilon on the grid covers no more, or
+        every source is already coverable. False when the count of coverable
+        sources was still rising at the largest epsilon tried, or is zero on
+        the whole grid; then ``epsilon`` is only the best the grid offers.
+    reason : str
+        One sentence saying why, with the numbers.
+    coverable : int
+        Coverable sources at ``epsilon``.
+    n_sources : int or None
+        Number of sources, when the table records it.
+    largest_epsilon : float
+        The largest epsilon of the grid.
+    """
+
+    epsilon: float
+    criterion_met: bool
+    reason: str
+    coverable: int
+    n_sources: int | None
+    largest_epsilon: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """The choice as a one-row table."""
+        return pd.DataFrame([{
+            "epsilon": self.epsilon, "criterion met": self.criterion_met, "coverable sources": self.coverable,
+            "sources": self.n_sources, "largest epsilon tried": self.largest_epsilon, "reason": self.reason,
+        }])
+
+
+def choose_epsilon(connectivity: pd.DataFrame) -> EpsilonChoice:
     """FACEGroup's rule: the smallest epsilon after which no further source becomes coverable.
+
+    The grid can only show that the count of coverable sources has stopped
+    growing if a larger epsilon on it covers no more (or every source is
+    covered). When the largest count is first reached at the largest epsilon
+    tried, the criterion is unverified, and the count is likely still rising:
+    the function then warns and returns that epsilon with
+    ``criterion_met=False``; extend the grid. It does the same when no source
+    is coverable anywhere on the grid.
 
     Parameters
     ----------
     connectivity : DataFrame
         :func:`connectivity_by_epsilon`'s output computed with ``sources`` and ``targets``.
 
+    Returns
+    -------
+    EpsilonChoice
+        ``epsilon``, ``criterion_met``, ``reason``, ``coverable``,
+        ``n_sources``, ``largest_epsilon``; ``to_frame()`` for a table.
+
+    Warns
+    -----
+    UserWarning
+        When the criterion is not met on the grid.
+
     Examples
     --------
     >>> import pandas as pd
-    >>> choose_epsilon(pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 7, 7]}))
-    1.5
+    >>> choice = choose_epsilon(pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 7, 7]}))
+    >>> choice.epsilon, choice.criterion_met
+    (1.5, True)
     """
     if not isinstance(connectivity, pd.DataFrame) or "coverable sources" not in connectivity.columns:
         raise ValueError("connectivity must come from connectivity_by_epsilon(..., sources=..., targets=...) "
                          "(it needs the 'coverable sources' column).")
+    if connectivity.empty:
+        raise ValueError("connectivity has no rows; give connectivity_by_epsilon at least one epsilon.")
     table = connectivity.sort_values("epsilon", kind="stable")
-    best = table["coverable sources"].max()
-    return float(table.loc[table["coverable sources"] == best, "epsilon"].iloc[0])
+    eps, counts = table["epsilon"].to_numpy(dtype=float), table["coverable sources"].to_numpy()
+    n_sources = connectivity.attrs.get("n_sources")
+    best = counts.max()
+    first = int(np.flatnonzero(counts == best)[0])
+    epsilon, largest = float(eps[first]), float(eps[-1])
+    if best == 0:
+        met = False
+        reason = (f"no source is coverable at any epsilon up to {largest:g}, the largest tried; "
+                  "extend the grid to larger epsilons")
+    elif n_sources is not None and best == n_sources:
+        met = True
+        reason = f"all {n_sources} sources are coverable from epsilon={epsilon:g} on"
+    elif largest > epsilon:
+        met = True
+        reason = (f"{best} sources are coverable from epsilon={epsilon:g} on, and no more up to {largest:g}, "
+                  "the largest tried")
+    else:
+        met = False
+        before = f" (up from {counts[first - 1]} at {eps[first - 1]:g})" if first else ""
+        of = f" of {n_sources}" if n_sources is not None else ""
+        reason = (f"the number of coverable sources is still rising at the largest epsilon tried, "
+                  f"{largest:g}: {best}{of}{before}; extend the grid beyond {largest:g} until it stops rising")
+    if not met:
+        warnings.warn(f"choose_epsilon: FACEGroup's criterion (no further source becomes coverable) is unmet: "
+                      f"{reason}. Returning epsilon={epsilon:g}.", stacklevel=2)
+    return EpsilonChoice(epsilon, met, reason, int(best), None if n_sources is None else int(n_sources), largest)
 
 
 @dataclass(frozen=True)
@@ -520,15 +762,29 @@ def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str
     if log_density_min is not None:
         if graph.log_density is None:
             raise ValueError("log_density_min needs a graph built with weighting='kde'.")
+        if isinstance(log_density_min, bool) or not isinstance(log_density_min, numbers.Real):
+            raise TypeError(f"log_density_min={log_density_min!r} must be a number (a log relative density).")
+        if np.isnan(log_density_min):
+            raise ValueError("log_density_min=nan must be a number (a log relative density; 0 = the mean density).")
         targets = targets[graph.log_density[targets] >= log_density_min]
         if targets.size == 0:
             raise ValueError(f"log_density_min={log_density_min} leaves no admissible target; lower it.")
     if min_proba is not None:
         if proba is None:
             raise ValueError("min_proba needs proba, the favourable-class probability of every node.")
+        if isinstance(min_proba, bool) or not isinstance(min_proba, numbers.Real):
+            raise TypeError(f"min_proba={min_proba!r} must be a probability (a number in [0, 1]).")
+        if not 0 <= min_proba <= 1:
+            raise ValueError(f"min_proba={min_proba!r} must be a probability in [0, 1].")
         proba = np.asarray(proba, dtype=float)
         if proba.shape != (graph.n_nodes,):
             raise ValueError(f"proba has shape {proba.shape}; give one probability per node ({graph.n_nodes}).")
+        outside = ~((proba >= 0) & (proba <= 1))  # also catches NaN
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"proba[{i}]={float(proba[i])!r} is not a probability; give values in [0, 1] for every node."
+            )
         targets = targets[proba[targets] >= min_proba]
         if targets.size == 0:
             raise ValueError(f"min_proba={min_proba} leaves no admissible target; lower it.")

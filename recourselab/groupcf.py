@@ -31,6 +31,15 @@ to assemble the global answer from the local ones
 All functions return a :class:`GroupCounterfactuals`. MIPs are solved with PuLP
 and its bundled CBC, always with a time limit; a run stopped by the limit is
 reported with status ``"time limit"`` (and a warning), never as optimal.
+``time_limit`` bounds the *whole call*, also where a function solves several
+MIPs (one per component, or one per table entry in
+:func:`combine_min_max_cost`): each solve gets the time left, and once it has
+run out no further MIP is started and the best solution so far is returned.
+The bound can be overrun by one solve's excess: building and starting the
+last model is not counted by CBC, and CBC checks its limit only between the
+steps of its search, so the first LP of a large model can take longer (a
+Problem 2 model on a 100 x 100 matrix took 3 s under a 1 s limit). A
+function never starts another MIP after the limit has passed.
 """
 
 from __future__ import annotations
@@ -47,6 +56,9 @@ import pandas as pd
 import pulp
 from scipy import sparse
 from tqdm.auto import tqdm
+
+from ._mip import Deadline, binary, continuous, solve, time_limit_message
+from ._validation import check_cost_matrix
 
 __all__ = [
     "GroupCounterfactuals",
@@ -275,44 +287,12 @@ def _lift(local: GroupCounterfactuals, rows, cols, n_rows, extra) -> GroupCounte
 # --------------------------------------------------------------------------- validation
 
 
-def _check_cost_matrix(C) -> np.ndarray:
-    if sparse.issparse(C):
-        raise TypeError(
-            "C is a scipy sparse matrix; pass a dense ndarray with np.inf for unreachable pairs "
-            "(in a sparse matrix a missing entry would read as cost 0, i.e. free recourse)."
-        )
-    try:
-        C = np.asarray(C, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"C must be a 2-d array of costs (floats, np.inf = unreachable): {err}") from None
-    if C.ndim != 2:
-        raise ValueError(
-            f"C has shape {C.shape}; give a 2-d cost matrix of shape (n_factuals, n_candidates)."
-        )
-    n, m = C.shape
-    if n == 0:
-        raise ValueError(f"C has 0 factual rows (shape {C.shape}); there is nothing to explain (X is empty).")
-    if m == 0:
-        raise ValueError(
-            f"C has 0 candidate columns (shape {C.shape}); there are no counterfactual candidates (X' is empty)."
-        )
-    low = C.min()
-    if np.isnan(low):
-        i, j = np.argwhere(np.isnan(C))[0]
-        raise ValueError(
-            f"C has NaN costs (first at row {i}, column {j}); use np.inf for an unreachable candidate."
-        )
-    if low < 0:
-        i, j = np.argwhere(C < 0)[0]
-        raise ValueError(
-            f"C has negative costs (first C[{i}, {j}] = {C[i, j]}); costs must be >= 0 (np.inf = unreachable)."
-        )
-    return C
-
-
 def _check_int(value, name: str) -> int:
+    # numpy integers are fine; bools and floats are not, even whole ones: a fractional count
+    # (k=2.7) must not be truncated silently
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}={value!r} must be an integer.")
+        raise TypeError(f"{name}={value!r} must be an integer, not {type(value).__name__}; "
+                        "a fractional count is not rounded for you.")
     return int(value)
 
 
@@ -356,8 +336,9 @@ def _check_method(method) -> str:
 
 def _check_time_limit(time_limit) -> float:
     t = _check_real(time_limit, "time_limit")
-    if not t > 0:
-        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds.")
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds (finite: every MIP "
+                         "runs with a limit).")
     return t
 
 
@@ -367,12 +348,16 @@ def _need(c: float, n: int) -> int:
 
 
 def _rng(random_state):
-    try:
+    if random_state is None or isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"random_state={random_state!r} must be None, an int or a numpy.random.Generator."
-        ) from None
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        # default_rng would also take lists of ints or bools; one documented form only, and no
+        # fractional seed (1.7) rounded silently
+        raise TypeError(f"random_state={random_state!r} must be None, an int or a numpy.random.Generator, "
+                        f"not {type(random_state).__name__}.")
+    if random_state < 0:
+        raise ValueError(f"random_state={random_state} must be >= 0 (a seed for numpy.random.default_rng).")
+    return np.random.default_rng(int(random_state))
 
 
 def _plain(label):
@@ -394,8 +379,10 @@ def _components(C: np.ndarray, factual_component, candidate_component):
                 f"{name} has shape {a.shape} but C has {size} {what}; give one component label per "
                 f"{what[:-1]} of C."
             )
-        if a.dtype.kind == "f" and np.isnan(a).any():
-            raise ValueError(f"{name} has NaN labels (first at position {int(np.flatnonzero(np.isnan(a))[0])}).")
+        missing = pd.isna(a) if a.dtype.kind in "fO" else np.zeros(len(a), dtype=bool)
+        if missing.any():
+            raise ValueError(f"{name} has missing labels (None or NaN; first at position "
+                             f"{int(np.flatnonzero(missing)[0])}); give every {what[:-1]} a component label.")
         labels_by_name[name] = a
     fc, cc = labels_by_name["factual_component"], labels_by_name["candidate_component"]
     try:
@@ -433,48 +420,6 @@ def _components(C: np.ndarray, factual_component, candidate_component):
 # --------------------------------------------------------------------------- MIP plumbing
 
 
-def _binary(prob: pulp.LpProblem, name: str):
-    if hasattr(prob, "add_variable"):  # PuLP >= 3.3
-        return prob.add_variable(name, 0, 1, cat="Binary")
-    return pulp.LpVariable(name, 0, 1, cat="Binary")
-
-
-def _continuous(prob: pulp.LpProblem, name: str, low: float):
-    if hasattr(prob, "add_variable"):
-        return prob.add_variable(name, low, None, cat="Continuous")
-    return pulp.LpVariable(name, low, None, cat="Continuous")
-
-
-def _solve(prob: pulp.LpProblem, time_limit: float) -> tuple[str, bool]:
-    """Solve with CBC; return (status, whether an integer solution is available)."""
-    with warnings.catch_warnings():
-        # PuLP 3.x announces its 4.0 API; that is not the reader's concern
-        warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
-        # No threads=1: CBC is serial by default, and the bundled CBC given "-threads 1" stalled
-        # for exactly 10 s in about 0.3-1% of even tiny solves on our machines.
-        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit)
-        prob.solve(solver)
-    if prob.sol_status == pulp.LpSolutionOptimal:
-        return "optimal", True
-    if prob.sol_status == pulp.LpSolutionIntegerFeasible:
-        return "time limit", True
-    if prob.status == pulp.LpStatusInfeasible or prob.sol_status == pulp.LpSolutionInfeasible:
-        return "infeasible", False
-    if prob.status == pulp.LpStatusNotSolved:
-        return "time limit", False
-    raise RuntimeError(f"CBC ended with status {pulp.LpStatus.get(prob.status, prob.status)!r}; "
-                       "this model should never be unbounded.")
-
-
-def _time_limit_message(time_limit: float, has_solution: bool) -> str:
-    if has_solution:
-        return (f"the MIP solver stopped at the time limit (time_limit={time_limit:g} s) before proving "
-                "optimality; the result is its best solution so far (status 'time limit'). "
-                "Raise time_limit for a proven optimum.")
-    return (f"the MIP solver stopped at the time limit (time_limit={time_limit:g} s) without finding an integer "
-            "solution; the selection is empty (status 'time limit'). Raise time_limit or use method='greedy'.")
-
-
 def _model_pairs(mask: np.ndarray):
     """Pairs (x, j) that get an r variable, in row-major order (rows ascending)."""
     rows, cols = np.nonzero(mask)
@@ -483,9 +428,9 @@ def _model_pairs(mask: np.ndarray):
 
 def _add_assignment_constraints(prob, rows, cols, k, prefix):
     """Variables r (one per allowed pair) and u (one per useful candidate); Eqs. (1)-(4)."""
-    r = [_binary(prob, f"r_{i}_{j}") for i, j in zip(rows.tolist(), cols.tolist())]
+    r = [binary(prob, f"r_{i}_{j}") for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
     used = np.unique(cols)
-    u = {int(j): _binary(prob, f"u_{j}") for j in used}
+    u = {int(j): binary(prob, f"u_{j}") for j in used}
     prob += (pulp.lpSum(u.values()) <= k, f"{prefix}1_at_most_k")
     breaks = np.flatnonzero(np.diff(rows)) + 1
     for block in np.split(np.arange(len(rows)), breaks):
@@ -525,7 +470,7 @@ class _LazyCoverage:
         # the totals are sequential sums in stored order (a cumulative sum), here and on
         # re-evaluation, so the same set always gives bit-identical totals and ties
         totals = [float(self.pair_cost[lo:hi].cumsum()[-1]) if hi > lo else 0.0
-                  for lo, hi in zip(self.indptr[:-1].tolist(), self.indptr[1:].tolist())]
+                  for lo, hi in zip(self.indptr[:-1].tolist(), self.indptr[1:].tolist(), strict=True)]
         self.uncovered = np.ones(n, dtype=bool)
         self.n_coverable = int(np.count_nonzero(np.diff(by_row.indptr)))
         self.n_covered = 0
@@ -573,28 +518,38 @@ def _greedy_max_coverage(C, k, d, progress) -> list[int]:
     return chosen
 
 
-def _mip_max_coverage(C, k, d, time_limit):
+def _solve_by(prob: pulp.LpProblem, deadline: Deadline) -> tuple[str, bool]:
+    """Solve with CBC in the time left before the deadline; no solve once it has passed."""
+    left = deadline.remaining()
+    if left <= 0:
+        return "time limit", False
+    return solve(prob, left)
+
+
+def _mip_max_coverage(C, k, d, deadline):
     """Eqs. (1)-(4) with r only for pairs within d; returns (selected, status, message)."""
     rows, cols = _model_pairs(C <= d)
     if len(rows) == 0:
         return [], "optimal", None
+    if deadline.expired:  # not even worth building the model
+        return [], "time limit", time_limit_message(deadline.seconds, False)
     prob = pulp.LpProblem("FACEGroup_max_coverage", pulp.LpMaximize)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
         r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq")
         prob += pulp.lpSum(r)
-    status, has_solution = _solve(prob, time_limit)
+    status, has_solution = _solve_by(prob, deadline)
     selected = [j for j in used.tolist() if has_solution and (u[j].varValue or 0) > 0.5]
-    message = _time_limit_message(time_limit, has_solution) if status == "time limit" else None
+    message = time_limit_message(deadline.seconds, has_solution) if status == "time limit" else None
     return selected, status, message
 
 
-def _max_coverage_core(C, k, d, method, time_limit, progress, parameters):
+def _max_coverage_core(C, k, d, method, deadline, progress, parameters):
     start = time.perf_counter()
     if method == "greedy":
         order, status, message = _greedy_max_coverage(C, k, d, progress), "greedy", None
     else:
-        order, status, message = _mip_max_coverage(C, k, d, time_limit)
+        order, status, message = _mip_max_coverage(C, k, d, deadline)
     res = _result_within(C, order, d, status=status, start=start, parameters=parameters)
     return res, message
 
@@ -620,7 +575,8 @@ def max_coverage(C, k, d, *, method="greedy", time_limit=60.0, progress=False) -
         ``"greedy"``: lazy greedy (Eq. 5), coverage >= (1 - 1/e) x optimum.
         ``"mip"``: Eqs. (1)-(4) solved with CBC.
     time_limit : float, default 60.0
-        Seconds for the MIP solver (ignored by the greedy).
+        Seconds for the whole call (ignored by the greedy); CBC gets the time
+        left once the model is built.
     progress : bool, default False
         Progress bar over the greedy's steps (ignored by the MIP).
 
@@ -675,7 +631,7 @@ def max_coverage(C, k, d, *, method="greedy", time_limit=60.0, progress=False) -
     0          0        2       2.0        1.5
     1          2        2       2.0        1.5
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, C.shape[1])
     d = _check_d(d)
     method = _check_method(method)
@@ -683,7 +639,7 @@ def max_coverage(C, k, d, *, method="greedy", time_limit=60.0, progress=False) -
     parameters = {"k": k, "d": d, "method": method}
     if method == "mip":
         parameters["time_limit"] = time_limit
-    res, message = _max_coverage_core(C, k, d, method, time_limit, progress, parameters)
+    res, message = _max_coverage_core(C, k, d, method, Deadline(time_limit), progress, parameters)
     if message:
         warnings.warn(message, stacklevel=2)
     return res
@@ -808,15 +764,17 @@ def _greedy_min_max_cost(ff: _FarthestFirst, values: np.ndarray, k: int, need: i
     return S, False
 
 
-def _mip_min_max_cost(C, k, need, time_limit):
+def _mip_min_max_cost(C, k, need, deadline):
     """Minimise d s.t. Eqs. (1)-(4), (6), (7), r only for finite pairs; returns (selected, status, message)."""
+    if deadline.expired:  # not even worth building the model
+        return [], "time limit", time_limit_message(deadline.seconds, False)
     rows, cols = _model_pairs(np.isfinite(C))
     reach = C.min(axis=1)
     lower = float(np.partition(reach, need - 1)[need - 1])
     prob = pulp.LpProblem("FACEGroup_min_max_cost", pulp.LpMinimize)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
-        radius = _continuous(prob, "d", lower)  # the need-th smallest reach is a valid lower bound
+        radius = continuous(prob, "d", lower)  # the need-th smallest reach is a valid lower bound
         prob += radius
         r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq")
         breaks = np.flatnonzero(np.diff(rows)) + 1
@@ -826,13 +784,13 @@ def _mip_min_max_cost(C, k, need, time_limit):
                 expr = pulp.lpSum(float(costs[t]) * r[t] for t in block)
                 prob += (expr <= radius, f"eq6_cost_{rows[block[0]]}")
         prob += (pulp.lpSum(r) >= need, "eq7_coverage")
-    status, has_solution = _solve(prob, time_limit)
+    status, has_solution = _solve_by(prob, deadline)
     selected = [j for j in used.tolist() if has_solution and (u[j].varValue or 0) > 0.5]
-    message = _time_limit_message(time_limit, has_solution) if status == "time limit" else None
+    message = time_limit_message(deadline.seconds, has_solution) if status == "time limit" else None
     return selected, status, message
 
 
-def _min_max_cost_core(C, k, need, method, time_limit, random_state, progress, parameters, ff=None, values=None):
+def _min_max_cost_core(C, k, need, method, deadline, random_state, progress, parameters, ff=None, values=None):
     """Problem 2 with an explicit need; returns (result, warning message or None)."""
     start = time.perf_counter()
     n = C.shape[0]
@@ -857,7 +815,7 @@ def _min_max_cost_core(C, k, need, method, time_limit, random_state, progress, p
         return res, (f"the greedy could not cover {need} factuals with k={k} counterfactuals at any radius (best: "
                      f"{res.coverage} at radius {res.cost:g}); status 'infeasible'. The instance may still be "
                      "feasible: try method='mip' or a larger k.")
-    order, status, message = _mip_min_max_cost(C, k, need, time_limit)
+    order, status, message = _mip_min_max_cost(C, k, need, deadline)
     if status == "infeasible":
         res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1), status="infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
@@ -894,7 +852,8 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
         Share of factuals to cover, 0 < c <= 1.
     method : {"greedy", "mip"}, default "greedy"
     time_limit : float, default 60.0
-        Seconds for the MIP solver (ignored by the greedy).
+        Seconds for the whole call (ignored by the greedy); CBC gets the time
+        left once the model is built.
     random_state : None, int or numpy.random.Generator, default None
         Greedy only. None: the first counterfactual is the candidate covering
         the most factuals within the radius (ties: lower total cost, then lower
@@ -989,26 +948,32 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
     >>> res.selected.tolist(), res.cost, res.coverage
     ([0, 2], 3.0, 4)
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, C.shape[1])
     c = _check_c(c)
     method = _check_method(method)
     time_limit = _check_time_limit(time_limit)
-    if method == "greedy":
-        _rng(random_state)  # validate early
+    _rng(random_state)  # validate early, also where the MIP ignores it
     need = _need(c, C.shape[0])
     parameters = {"k": k, "c": c, "need": need, "method": method}
     if method == "mip":
         parameters["time_limit"] = time_limit
     else:
         parameters["random_first"] = random_state is not None
-    res, message = _min_max_cost_core(C, k, need, method, time_limit, random_state, progress, parameters)
+    res, message = _min_max_cost_core(C, k, need, method, Deadline(time_limit), random_state, progress, parameters)
     if message:
         warnings.warn(message, stacklevel=2)
     return res
 
 
 # --------------------------------------------------------------------------- local versions
+
+
+def _unsolved_message(time_limit: float, labels: list, n_components: int) -> str:
+    shown = labels if len(labels) <= 10 else labels[:10] + ["..."]
+    return (f"time_limit={time_limit:g} s (for the whole call) ran out before the MIPs of {len(labels)} of the "
+            f"{n_components} components were started ({', '.join(map(repr, shown))}); they get an empty selection "
+            "(status 'time limit'). Raise time_limit or use method='greedy'.")
 
 
 def max_coverage_by_component(C, factual_component, candidate_component, k, d, *, method="greedy",
@@ -1030,8 +995,15 @@ def max_coverage_by_component(C, factual_component, candidate_component, k, d, *
         component's number of candidates).
     d : float
         Cost threshold, as in :func:`max_coverage`.
-    method, time_limit, progress
-        As in :func:`max_coverage`; ``progress`` shows a bar over components.
+    method : {"greedy", "mip"}, default "greedy"
+        As in :func:`max_coverage`.
+    time_limit : float, default 60.0
+        Seconds for the *whole call* (ignored by the greedy): each component's
+        MIP gets the time left. Once it has run out no further MIP is started,
+        and the components not yet solved get an empty selection with status
+        ``"time limit"`` (one warning names them).
+    progress : bool, default False
+        Progress bar over components.
 
     Returns
     -------
@@ -1058,22 +1030,28 @@ def max_coverage_by_component(C, factual_component, candidate_component, k, d, *
     >>> {g: (r.selected.tolist(), r.coverage, r.n_factuals) for g, r in local.items()}
     {0: ([1], 2, 2), 1: ([2], 1, 1)}
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, None)
     d = _check_d(d)
     method = _check_method(method)
     time_limit = _check_time_limit(time_limit)
-    out = {}
+    deadline = Deadline(time_limit)
+    out, unsolved = {}, []
     for label, rows, cols in tqdm(_components(C, factual_component, candidate_component), disable=not progress,
                                   desc="components", unit="component"):
         sub = C[np.ix_(rows, cols)]
         parameters = {"k": k, "d": d, "method": method}
         if method == "mip":
             parameters["time_limit"] = time_limit
-        local, message = _max_coverage_core(sub, min(k, len(cols)), d, method, time_limit, False, parameters)
-        if message:
+        expired = method == "mip" and deadline.expired
+        local, message = _max_coverage_core(sub, min(k, len(cols)), d, method, deadline, False, parameters)
+        if expired and local.status == "time limit":
+            unsolved.append(label)
+        elif message:
             warnings.warn(f"component {label!r}: {message}", stacklevel=2)
         out[label] = _lift(local, rows, cols, C.shape[0], {"component": label})
+    if unsolved:
+        warnings.warn(_unsolved_message(time_limit, unsolved, len(out)), stacklevel=2)
     return out
 
 
@@ -1090,9 +1068,13 @@ def min_max_cost_by_component(C, factual_component, candidate_component, k, c, *
         component's number of candidates).
     c : float
         Share of *each component's* factuals to cover, 0 < c <= 1.
-    method, time_limit, random_state
+    method, random_state
         As in :func:`min_max_cost` (one random generator is shared by the
         components, in label order).
+    time_limit : float, default 60.0
+        Seconds for the *whole call*, as in :func:`max_coverage_by_component`;
+        a component not solved in time gets an empty selection, cost ``inf``
+        and status ``"time limit"``.
     progress : bool, default False
         Progress bar over components.
 
@@ -1112,13 +1094,15 @@ def min_max_cost_by_component(C, factual_component, candidate_component, k, c, *
     >>> {g: (r.selected.tolist(), r.cost) for g, r in local.items()}
     {0: ([1], 2.0), 1: ([2], 4.0)}
     """
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, None)
     c = _check_c(c)
     method = _check_method(method)
     time_limit = _check_time_limit(time_limit)
-    rng = _rng(random_state) if (method == "greedy" and random_state is not None) else None
-    out = {}
+    checked = _rng(random_state)  # validate, also where the MIP ignores it
+    rng = checked if (method == "greedy" and random_state is not None) else None
+    deadline = Deadline(time_limit)
+    out, unsolved = {}, []
     for label, rows, cols in tqdm(_components(C, factual_component, candidate_component), disable=not progress,
                                   desc="components", unit="component"):
         sub = C[np.ix_(rows, cols)]
@@ -1129,10 +1113,15 @@ def min_max_cost_by_component(C, factual_component, candidate_component, k, c, *
         else:
             parameters["random_first"] = rng is not None
         k_local = max(1, min(k, len(cols)))
-        local, message = _min_max_cost_core(sub, k_local, need, method, time_limit, rng, False, parameters)
-        if message:
+        expired = method == "mip" and deadline.expired
+        local, message = _min_max_cost_core(sub, k_local, need, method, deadline, rng, False, parameters)
+        if expired and local.status == "time limit":
+            unsolved.append(label)
+        elif message:
             warnings.warn(f"component {label!r}: {message}", stacklevel=2)
         out[label] = _lift(local, rows, cols, C.shape[0], {"component": label})
+    if unsolved:
+        warnings.warn(_unsolved_message(time_limit, unsolved, len(out)), stacklevel=2)
     return out
 
 
@@ -1177,7 +1166,7 @@ def combine_max_coverage(C, factual_component, candidate_component, k, d) -> Gro
     True
     """
     start = time.perf_counter()
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, C.shape[1])
     d = _check_d(d)
     comps = _components(C, factual_component, candidate_component)
@@ -1308,13 +1297,14 @@ def allocate_by_dp(tables, k: int, need: int):
     return allocation, value
 
 
-def _component_table(sub, k, need, method, time_limit, base_parameters):
+def _component_table(sub, k, need, method, deadline, base_parameters):
     """Table T[k', n'] of least radii for one component and the selections that achieve them.
 
     ``k'`` runs up to ``min(k, candidates)`` and ``n'`` up to ``min(need,
     factuals that reach any candidate)``; ``T[k', 0] = 0`` and ``T[0, n' > 0] =
     inf``. Returns the table, ``{(k', n'): selection}`` (local columns) and the
-    statuses of the MIP solves.
+    statuses of the MIP entries (``"time limit"`` also for an entry left
+    unsolved because the deadline had passed).
     """
     n_i, m_i = sub.shape
     reach = sub.min(axis=1) if m_i else np.full(n_i, np.inf)
@@ -1330,7 +1320,7 @@ def _component_table(sub, k, need, method, time_limit, base_parameters):
     if method == "greedy":
         _greedy_table(sub, T, chosen, lower)
     else:
-        _mip_table(sub, T, chosen, statuses, lower, time_limit, base_parameters)
+        _mip_table(sub, T, chosen, statuses, lower, deadline, base_parameters)
     return T, chosen, statuses
 
 
@@ -1385,7 +1375,7 @@ def _greedy_table(sub, T, chosen, lower) -> None:
                 T[kk, nn], chosen[(kk, nn)] = T[kk - 1, nn], chosen[(kk - 1, nn)]
 
 
-def _mip_table(sub, T, chosen, statuses, lower, time_limit, base_parameters) -> None:
+def _mip_table(sub, T, chosen, statuses, lower, deadline, base_parameters) -> None:
     """Fill T with proven MIP optima, skipping solves whose answer is already proven.
 
     An entry is solved with the MIP of :func:`min_max_cost` unless a solution
@@ -1393,39 +1383,58 @@ def _mip_table(sub, T, chosen, statuses, lower, time_limit, base_parameters) -> 
     when it covers ``n'`` factuals within its radius) is provably optimal: its
     radius equals a lower bound, the ``n'``-th smallest cheapest cost or the
     proven optimum for ``n' - 1``. Once ``n'`` is proven out of reach with
-    ``k'`` counterfactuals, larger ``n'`` are not tried.
+    ``k'`` counterfactuals, larger ``n'`` are not tried. The row ``k' = 1``
+    is exact without a solver. Each solve gets the
+    time left before ``deadline``; once it has passed no MIP is started, and
+    an entry that is not proven keeps the best selection at hand, the one for
+    ``n' - 1`` at the radius it needs to cover ``n'`` included (inf when there
+    is none).
     """
     k_cap, n_cap = T.shape[0] - 1, T.shape[1] - 1
     proven = np.zeros(T.shape, dtype=bool)
     proven[:, 0] = True
-    for kk in range(1, k_cap + 1):
-        prev = None  # (radius, selection, factuals within radius) of the entry (kk, nn - 1)
+    # k' = 1 needs no solver: {j} covers n' factuals at the n'-th smallest cost of column j
+    by_column = np.sort(sub, axis=0)[:n_cap]
+    for nn in range(1, n_cap + 1):
+        j = int(np.argmin(by_column[nn - 1]))  # ties: the lower column
+        if np.isfinite(by_column[nn - 1, j]):
+            T[1, nn], chosen[(1, nn)] = by_column[nn - 1, j], [j]
+        proven[1, nn] = True
+    for kk in range(2, k_cap + 1):
+        prev = None  # (radius, selection, cost(x, selection) of every factual) of the entry (kk, nn - 1)
         for nn in range(1, n_cap + 1):
             options = []
             if kk > 1 and np.isfinite(T[kk - 1, nn]):  # fewer counterfactuals are allowed
                 options.append((T[kk - 1, nn], chosen[(kk - 1, nn)]))
-            if prev is not None and prev[2] >= nn:  # the (kk, nn - 1) selection already covers nn
+            if prev is not None and np.count_nonzero(prev[2] <= prev[0]) >= nn:  # (kk, nn - 1) already covers nn
                 options.append((prev[0], prev[1]))
             best = min(options, key=lambda o: o[0]) if options else None
             bound = lower[nn - 1]
             if proven[kk, nn - 1]:
                 bound = max(bound, T[kk, nn - 1])  # OPT(kk, nn) >= OPT(kk, nn - 1)
             is_proven = best is not None and best[0] <= bound
-            if not is_proven:
-                res, _ = _min_max_cost_core(sub, kk, nn, "mip", time_limit, None, False, base_parameters)
+            if not is_proven and deadline.expired:
+                statuses.append("time limit")  # left unsolved: the best at hand, not proven
+            elif not is_proven:
+                res, _ = _min_max_cost_core(sub, kk, nn, "mip", deadline, None, False, base_parameters)
                 statuses.append(res.status)
                 if res.status == "infeasible" and best is None:
                     break  # nn (hence more) factuals are out of reach with kk counterfactuals
                 if res.status != "infeasible" and res.selected.size and (best is None or res.cost < best[0]):
                     best = (res.cost, res.selected.tolist())
                 is_proven = res.status == "optimal"
+            if not is_proven and prev is not None:
+                # unproven (time limit): the (kk, nn - 1) selection still covers nn at a larger radius
+                radius = _radius(prev[2], nn)
+                if radius < (math.inf if best is None else best[0]):
+                    best = (radius, prev[1])
             if best is None:
                 prev = None
                 continue
             T[kk, nn] = best[0]
             proven[kk, nn] = is_proven
             chosen[(kk, nn)] = list(best[1])
-            prev = (best[0], best[1], int(np.count_nonzero(_cheapest(sub, best[1])[0] <= best[0])))
+            prev = (best[0], best[1], _cheapest(sub, best[1])[0])
 
 
 def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, method="greedy", time_limit=60.0,
@@ -1454,7 +1463,11 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     method : {"greedy", "mip"}, default "greedy"
         How the tables ``F(i, k', n')`` are computed.
     time_limit : float, default 60.0
-        Seconds for *each* component MIP.
+        Seconds for the *whole call* (ignored by the greedy): the table
+        entries are solved one after another, each MIP getting the time left.
+        Once it has run out no further MIP is started; every entry not yet
+        proven keeps the best selection at hand (or none), and the allocation
+        is made from these tables, with status ``"time limit"``.
     progress : bool, default False
         Progress bar over components.
 
@@ -1462,11 +1475,12 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     -------
     GroupCounterfactuals
         Global result, ``selected`` ascending. Status ``"greedy"``; for the
-        MIP ``"optimal"`` when every component MIP was proven optimal (or
-        infeasible), else ``"time limit"`` with a warning; ``"infeasible"``
-        (with a warning, empty selection, cost ``inf``) when no split reaches
-        ``need``. ``parameters["allocation"]`` maps each component label to its
-        ``(k_i, n_i)``.
+        MIP ``"optimal"`` when every table entry was proven (optimal or
+        infeasible), else ``"time limit"`` with a warning (an empty selection
+        with cost ``inf`` if the entries found by then reach no split);
+        ``"infeasible"`` (with a warning, empty selection, cost ``inf``) when
+        no split reaches ``need``. ``parameters["allocation"]`` maps each
+        component label to its ``(k_i, n_i)`` (None without a split).
 
     Notes
     -----
@@ -1486,10 +1500,17 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     number of factuals of component ``i``.
 
     *Tables.* A component has up to ``min(k, m_i) x min(need, n_i)`` entries.
-    With the MIP each entry is a CBC solve unless its optimum is already
-    proven by a solution at hand (the one for ``k' - 1``, or the one for
+    With the MIP the row ``k' = 1`` is exact without a solver (one
+    counterfactual ``j`` covers ``n'`` factuals at the ``n'``-th smallest
+    cost of column ``j``); every other entry is a CBC solve unless its
+    optimum is already proven by a solution at hand (the one for ``k' - 1``, or the one for
     ``n' - 1`` when it covers ``n'``, whose radius meets a lower bound), so
-    keep the MIP for small components. The greedy entries run the
+    keep the MIP for small components: for the global optimum alone, one
+    :func:`min_max_cost` MIP on all of ``C`` is usually much faster (on a
+    40 x 40 matrix with one component, ``k = 5`` and ``c = 0.9``: 129 solves
+    and minutes, against one solve in about 2 s). A ``time_limit`` that runs
+    out while the tables are filled leaves a feasible but often poor
+    allocation. The greedy entries run the
     farthest-first procedure of :func:`min_max_cost` with its radius search,
     started from the neighbouring entries' radii (the threshold for ``n'`` is
     at least the one for ``n' - 1`` and at most the one for ``k' - 1`` when the
@@ -1508,11 +1529,12 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     ([0, 1], 1.0, {0: (2, 2), 1: (0, 0)})
     """
     start = time.perf_counter()
-    C = _check_cost_matrix(C)
+    C = check_cost_matrix(C)
     k = _check_k(k, C.shape[1])
     c = _check_c(c)
     method = _check_method(method)
     time_limit = _check_time_limit(time_limit)
+    deadline = Deadline(time_limit)
     comps = _components(C, factual_component, candidate_component)
     need = _need(c, C.shape[0])
     parameters = {"k": k, "c": c, "need": need, "method": method, "combined": True, "n_components": len(comps)}
@@ -1520,33 +1542,42 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
         parameters["time_limit"] = time_limit
     tables, chosen, statuses = [], [], []
     for label, rows, cols in tqdm(comps, disable=not progress, desc="components", unit="component"):
-        T, sol, st = _component_table(C[np.ix_(rows, cols)], k, need, method, time_limit,
+        T, sol, st = _component_table(C[np.ix_(rows, cols)], k, need, method, deadline,
                                       {"k": k, "method": method, "component": label})
         tables.append(T)
         chosen.append(sol)
         statuses.extend(st)
     allocation, value = allocate_by_dp(tables, k, need)
     n = C.shape[0]
+    timed_out = "time limit" in statuses
     if allocation is None:
         parameters["allocation"] = None
-        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1), status="infeasible",
+        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1),
+                     status="time limit" if timed_out else "infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
-        warnings.warn(f"no split of k={k} counterfactuals across the {len(comps)} components covers {need} "
-                      f"factuals (c={c:g}); status 'infeasible'. Raise k or lower c"
-                      + (", or try method='mip'." if method == "greedy" else "."), stacklevel=2)
+        if timed_out:  # entries left unsolved may hold a split: not proven infeasible
+            warnings.warn(f"the component MIPs stopped at the time limit (time_limit={time_limit:g} s for the whole "
+                          f"call) before finding a split of k={k} counterfactuals that covers {need} factuals; "
+                          "the selection is empty (status 'time limit'). Raise time_limit or use method='greedy'.",
+                          stacklevel=2)
+        else:
+            warnings.warn(f"no split of k={k} counterfactuals across the {len(comps)} components covers {need} "
+                          f"factuals (c={c:g}); status 'infeasible'. Raise k or lower c"
+                          + (", or try method='mip'." if method == "greedy" else "."), stacklevel=2)
         return res
-    parameters["allocation"] = {label: alloc for (label, _, _), alloc in zip(comps, allocation)}
+    parameters["allocation"] = {label: alloc for (label, _, _), alloc in zip(comps, allocation, strict=True)}
     selected = np.sort(np.concatenate(
-        [cols[np.asarray(sol[alloc], dtype=int)] for (_, _, cols), sol, alloc in zip(comps, chosen, allocation)]
+        [cols[np.asarray(sol[alloc], dtype=int)]
+         for (_, _, cols), sol, alloc in zip(comps, chosen, allocation, strict=True)]
         + [np.zeros(0, dtype=int)]
     )).astype(int)
     if method == "greedy":
         status = "greedy"
-    elif all(s in ("optimal", "infeasible") for s in statuses):
+    elif not timed_out:
         status = "optimal"
     else:
         status = "time limit"
-        warnings.warn(f"some component MIPs stopped at the time limit (time_limit={time_limit:g} s each); the "
-                      "allocation uses their best solutions and is not proven optimal (status 'time limit').",
-                      stacklevel=2)
+        warnings.warn(f"the component MIPs stopped at the time limit (time_limit={time_limit:g} s for the whole "
+                      "call) before every table entry was proven; the allocation uses the best solutions found "
+                      "(status 'time limit'). Raise time_limit for a proven optimum.", stacklevel=2)
     return _result_radius(C, selected, need, status=status, start=start, parameters=parameters)

@@ -3,10 +3,17 @@
 Everything here works with any scikit-learn-style classifier (``fit``,
 ``predict_proba``, ``classes_``); the helpers only save the chapters from
 repeating the same five lines and from picking the wrong probability column.
+
+Seeds. ``random_state`` is None, a Python or numpy integer in ``[0, 2**32 - 1]``,
+or a ``numpy.random.Generator`` (which is asked for one integer seed). A float
+is rejected even when it is whole (``1.7`` would otherwise be truncated to 1
+without a word; scikit-learn rejects ``2.0`` too).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +45,8 @@ def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, s
     dataset : Dataset
     test_size : float, default 0.3
         Share of the rows in the test frame.
-    random_state : int or numpy.random.Generator, default 0
-        Seeds the shuffle, so the same seed gives the same split.
+    random_state : None, int or numpy.random.Generator, default 0
+        Seeds the shuffle, so the same seed gives the same split (see the module notes on seeds).
     stratify : bool, default True
         Keep the target's proportions in both frames.
 
@@ -50,8 +57,9 @@ def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, s
     """
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a recourselab Dataset, got {type(dataset).__name__}.")
-    if not 0 < test_size < 1:
-        raise ValueError(f"test_size={test_size!r} must lie strictly between 0 and 1.")
+    _check_share(test_size, "test_size")
+    if not isinstance(stratify, (bool, np.bool_)):
+        raise TypeError(f"stratify={stratify!r} must be True or False.")
     frame = dataset.frame
     labels = frame[dataset.target] if stratify else None
     return train_test_split(frame, test_size=test_size, random_state=_as_seed(random_state), stratify=labels)
@@ -62,9 +70,11 @@ def make_classifier(model: str = "logistic", *, random_state=0, **params):
 
     ``params`` override the defaults (``max_iter=1000`` for the logistic
     regression; ``n_estimators=200, min_samples_leaf=5`` for the forest);
-    ``random_state`` is passed to the estimator (the forest's bootstrap and
-    feature sampling; the logistic regression's solver where it is random).
+    ``random_state`` (None, an int seed or a numpy Generator, which gives one
+    int seed) is passed to the estimator (the forest's bootstrap and feature
+    sampling; the logistic regression's solver where it is random).
     """
+    random_state = _as_seed(random_state)
     if model == "logistic":
         return LogisticRegression(**{"max_iter": 1000, "random_state": random_state, **params})
     if model == "forest":
@@ -108,7 +118,8 @@ class TrainedModel:
     Z_train, Z_test : ndarray
         Encoded features of ``train`` and ``test``.
     threshold : float
-        Probability at or above which the decision is favourable.
+        Probability at or above which the decision is favourable, strictly
+        between 0 and 1.
     """
 
     dataset: Dataset
@@ -119,6 +130,9 @@ class TrainedModel:
     Z_train: np.ndarray
     Z_test: np.ndarray
     threshold: float = 0.5
+
+    def __post_init__(self):
+        object.__setattr__(self, "threshold", _check_share(self.threshold, "threshold"))
 
     @property
     def y_train(self) -> np.ndarray:
@@ -160,7 +174,7 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     model : {"logistic", "forest"} or a scikit-learn classifier
         A classifier is cloned before fitting, so the object passed in is not changed.
     test_size : float, default 0.3
-    random_state : int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default 0
         Seeds the split and the model.
     stratify : bool, default True
         Keep the target's class shares equal in train and test (scikit-learn's
@@ -176,8 +190,7 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     >>> trained.Z_test.shape
     (300, 34)
     """
-    if not 0 < threshold < 1:
-        raise ValueError(f"threshold={threshold!r} must lie strictly between 0 and 1.")
+    _check_share(threshold, "threshold")
     seed = _as_seed(random_state)
     train, test = split_dataset(dataset, test_size=test_size, random_state=seed, stratify=stratify)
     # Ranges and category levels are the data's schema, not something learned from labels:
@@ -194,10 +207,26 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     return TrainedModel(dataset, encoder, classifier, train, test, Z_train, Z_test, threshold)
 
 
-def _as_seed(random_state) -> int:
-    """An int seed from an int or a numpy Generator (scikit-learn wants ints or RandomState)."""
+def _check_share(value, name: str) -> float:
+    """A number strictly between 0 and 1 (a share of rows, a probability threshold)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and 0 < value < 1):
+        raise ValueError(f"{name}={value!r} must lie strictly between 0 and 1.")
+    return float(value)
+
+
+def _as_seed(random_state, name: str = "random_state") -> int | None:
+    """An int seed (or None) from None, an int or a numpy Generator (scikit-learn wants ints or RandomState).
+
+    Floats are rejected, not truncated: ``int(1.7)`` would silently give the seed 1.
+    """
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**31 - 1))
     if random_state is None:
         return None
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"{name}={random_state!r} must be None, an int seed or a numpy.random.Generator "
+                        "(floats are not truncated to a seed; pass an int such as 0).")
+    if not 0 <= random_state < 2**32:
+        raise ValueError(f"{name}={random_state!r} must lie in [0, 2**32 - 1] (a seed for numpy and scikit-learn).")
     return int(random_state)

@@ -7,9 +7,9 @@ by suggesting small, readable modifications (one attribute at a time, cheapest
 recourse weight first) that move under-represented records up. This module
 holds the whole chapter:
 
-* recourse to a linear boundary (:func:`linear_recourse`): the closed-form
-  weighted-L2 projection, or the paper's inverse classification as a MIP
-  (integer numbers of steps, bounds) solved by CBC;
+* recourse costs to a linear boundary come from
+  :func:`~recourselab.counterfactuals.linear_recourse` (which lives next to the
+  package's other recourse generator and is re-exported here);
 * fairness of a set or a ranking (:func:`fair_representation`,
   :func:`ranked_fair_representation`, :func:`recourse_fairness_ratio`,
   :func:`ranked_recourse_fairness`), Definitions 3.1-3.4 of the paper;
@@ -38,17 +38,26 @@ giving up; :func:`raguel_block` reads Eq. 3 as "the block's rho does not
 decrease" and optionally (``beta``) also accepts swaps that keep the block
 recourse-fair by Definition 3.4.
 
-Costs are those of the paper's Example 1: with a linear classifier
-:math:`f(x) = a^\\top x + b` (favourable when :math:`f(x) \\ge 0`) and
-recourse weights :math:`w`, the cost of an unfavourable row is its weighted
-Euclidean distance to the hyperplane :math:`f = 0`,
+Costs are those of the paper's Example 1, under the book's one actionability
+model: with a linear classifier :math:`f(x) = a^\\top x + b` (favourable when
+:math:`f(x) \\ge 0`) and recourse weights :math:`w`, the cost of an
+unfavourable row is the weighted Euclidean length of its cheapest move to the
+favourable side that the actionability box allows (the closed form of
+:func:`~recourselab.counterfactuals.linear_recourse`). Without binding bounds
+this is the distance to the hyperplane,
 
 .. math:: \\operatorname{cost}(x) = \\frac{\\max(0, -(a^\\top x + b))}
           {\\sqrt{\\sum_{j \\text{ mutable}} a_j^2 / w_j}} ,
 
-and 0 on the favourable side. All margins :math:`a^\\top x + b` are summed
-column by column in a fixed order, so a row's cost is bit-for-bit the same
-whether it is computed alone or inside a batch.
+and 0 on the favourable side. With ``encoder=`` every cost, every
+modification and every re-ranked profile follows the feature specs
+(immutable and categorical features stay fixed, monotone features move only
+their way, ordinal features move by whole levels), so ``X_new`` passes
+:meth:`Encoder.feasible <recourselab.features.Encoder.feasible>` against
+``X``. Rows that no allowed move brings to the favourable side (cost inf)
+have no mean cost, so RAGUEL refuses them with a message saying how to set
+them aside. All sums run column by column in a fixed order, so a row's cost
+is bit-for-bit the same whether it is computed alone or inside a batch.
 """
 
 from __future__ import annotations
@@ -63,15 +72,12 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import pulp
 from scipy.stats import binom
-from tqdm.auto import tqdm
 
-from .groupcf import _continuous, _solve
+from . import _linear
+from .counterfactuals import LinearRecourse, linear_recourse  # noqa: F401  (re-exported for convenience)
 
 __all__ = [
-    "LinearRecourse",
-    "linear_recourse",
     "RankedCheck",
     "fair_representation",
     "ranked_fair_representation",
@@ -134,144 +140,6 @@ def _check_beta(beta) -> float | None:
     if not 0 <= b <= 1:
         raise ValueError(f"beta={beta!r} must lie in [0, 1]; recourse fairness asks for rho >= 1 - beta.")
     return b
-
-
-def _check_time_limit(time_limit) -> float:
-    t = _check_real(time_limit, "time_limit")
-    if not t > 0:
-        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds.")
-    return t
-
-
-def _matrix(X, name: str = "X"):
-    """Float copy of X, its column names and its index (None for an array); NaNs name the column."""
-    if isinstance(X, pd.DataFrame):
-        columns = [str(c) for c in X.columns]
-        for c in X.columns:
-            if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])):
-                raise TypeError(
-                    f"column {c!r} of {name} has dtype {X[c].dtype}, not numeric; encode it first "
-                    "(e.g. with recourselab.Encoder) or drop it."
-                )
-        A = X.to_numpy(dtype=float, copy=True)
-        index = X.index
-    else:
-        try:
-            A = np.array(X, dtype=float, copy=True)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"{name} must be a 2-d numeric array or DataFrame: {err}") from None
-        if A.ndim != 2:
-            raise ValueError(f"{name} has shape {A.shape}; give a 2-d table (rows = records, columns = features).")
-        columns = [f"x{j}" for j in range(A.shape[1])]
-        index = None
-    if A.shape[0] == 0 or A.shape[1] == 0:
-        raise ValueError(f"{name} has shape {A.shape}; give at least one row and one column.")
-    bad = np.isnan(A)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"column {columns[j]!r} of {name} has missing values (first at row {i}); impute or drop them first."
-        )
-    if np.isinf(A).any():
-        i, j = np.argwhere(np.isinf(A))[0]
-        raise ValueError(f"column {columns[j]!r} of {name} has an infinite value at row {i}.")
-    return A, columns, index
-
-
-def _per_feature(value, name: str, columns: list, *, scalar_ok: bool = True, fill=None) -> np.ndarray:
-    """One float per column from a scalar, a sequence, or a dict/Series keyed by column names."""
-    d = len(columns)
-    if isinstance(value, (dict, pd.Series)):
-        items = dict(value.items()) if isinstance(value, pd.Series) else dict(value)
-        keys = {str(k): v for k, v in items.items()}
-        unknown = [k for k in keys if k not in columns]
-        if unknown:
-            raise ValueError(f"{name} names columns that X lacks: {unknown}; columns are {columns}.")
-        missing = [c for c in columns if c not in keys]
-        if missing and fill is None:
-            raise ValueError(f"{name} gives no value for columns {missing}; give one per column of X.")
-        out = np.array([float(keys.get(c, fill)) if keys.get(c, fill) is not None else np.nan for c in columns])
-        return out
-    if np.isscalar(value) and not isinstance(value, str):
-        if not scalar_ok:
-            raise ValueError(f"{name}={value!r} is a single number; give one entry per column of X ({d}).")
-        return np.full(d, float(value))
-    try:
-        arr = np.array(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be numbers, one per column of X: {err}") from None
-    if arr.shape[0] != d:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} entries but X has {d} columns; give one entry per column "
-            f"(columns are {columns})."
-        )
-    return arr
-
-
-def _immutable_mask(immutable, columns: list) -> np.ndarray:
-    d = len(columns)
-    if immutable is None:
-        return np.zeros(d, dtype=bool)
-    arr = np.asarray(immutable)
-    if arr.dtype == bool:
-        if arr.shape != (d,):
-            raise ValueError(f"immutable is a boolean mask of shape {arr.shape}; give one entry per column ({d}).")
-        return arr.copy()
-    if isinstance(immutable, (str, numbers.Integral)):
-        immutable = [immutable]
-    mask = np.zeros(d, dtype=bool)
-    for item in immutable:
-        if isinstance(item, numbers.Integral) and not isinstance(item, bool) and str(item) not in columns:
-            if not 0 <= int(item) < d:
-                raise ValueError(f"immutable names column position {item}, but X has {d} columns.")
-            mask[int(item)] = True
-        elif str(item) in columns:
-            mask[columns.index(str(item))] = True
-        else:
-            raise ValueError(f"immutable names {item!r}, which is not a column of X; columns are {columns}.")
-    return mask
-
-
-def _bounds(bounds, columns: list):
-    d = len(columns)
-    lower, upper = np.full(d, -np.inf), np.full(d, np.inf)
-    if bounds is None:
-        return lower, upper
-    if isinstance(bounds, dict):
-        for key, pair in bounds.items():
-            if str(key) not in columns:
-                raise ValueError(f"bounds names {key!r}, which is not a column of X; columns are {columns}.")
-            lo, hi = pair
-            j = columns.index(str(key))
-            lower[j] = -np.inf if lo is None else float(lo)
-            upper[j] = np.inf if hi is None else float(hi)
-    else:
-        try:
-            lo, hi = bounds
-        except (TypeError, ValueError):
-            raise ValueError(
-                "bounds must be a pair (lower, upper) of scalars/arrays/dicts (None = unbounded) or a dict "
-                "{feature: (lower, upper)}."
-            ) from None
-        if lo is not None:
-            lower = _per_feature(lo, "bounds[0] (lower)", columns, fill=-np.inf)
-            lower = np.where(np.isnan(lower), -np.inf, lower)
-        if hi is not None:
-            upper = _per_feature(hi, "bounds[1] (upper)", columns, fill=np.inf)
-            upper = np.where(np.isnan(upper), np.inf, upper)
-    bad = lower > upper
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"bounds for column {columns[j]!r} have lower {lower[j]} > upper {upper[j]}.")
-    return lower, upper
-
-
-def _margin(A: np.ndarray, coef: np.ndarray, intercept: float) -> np.ndarray:
-    """a.x + b, summed column by column in a fixed order (identical for a row alone or in a batch)."""
-    s = np.full(A.shape[0], float(intercept))
-    for j in np.flatnonzero(coef):
-        s += A[:, j] * coef[j]
-    return s
 
 
 def _groups(groups, n: int, name: str = "groups", *, single_ok: bool = False):
@@ -399,304 +267,6 @@ def _violation(counts, size, P, p, alpha) -> float:
         if d > 0:
             v += d
     return v
-
-
-# --------------------------------------------------------------------------- recourse to a linear boundary
-
-
-@dataclass(frozen=True, eq=False)
-class LinearRecourse:
-    """Counterfactuals of every row to a linear boundary and what they cost.
-
-    Attributes
-    ----------
-    X_cf : ndarray or DataFrame, shape (n, d)
-        The counterfactual rows (like ``X``: a float DataFrame with ``X``'s
-        index and columns when ``X`` is a frame). Rows on the favourable side
-        are unchanged; rows without recourse are NaN.
-    cost : ndarray, shape (n,)
-        Weighted Euclidean cost :math:`\\sqrt{\\sum_j w_j \\Delta_j^2}` of the
-        move (0 on the favourable side, ``inf`` without recourse).
-    delta : ndarray, shape (n, d)
-        ``X_cf - X`` (NaN without recourse).
-    status : ndarray of str, shape (n,)
-        Per row: ``"favourable"`` (already on the favourable side),
-        ``"projected"`` (closed form), ``"out of bounds"`` (closed form whose
-        projection leaves ``bounds``), ``"optimal"`` / ``"time limit"`` /
-        ``"infeasible"`` (MIP), ``"no recourse"`` (no mutable feature moves the
-        margin).
-    margin : ndarray, shape (n,)
-        :math:`a^\\top x + b` of the original rows.
-    objective : ndarray, shape (n,)
-        The MIP's weighted-L1 objective :math:`\\sum_j \\sqrt{w_j} |\\Delta_j|`
-        (NaN for the closed form and for rows not solved).
-    method : str
-    runtime : float
-        Wall-clock seconds.
-    """
-
-    X_cf: object
-    cost: np.ndarray
-    delta: np.ndarray
-    status: np.ndarray
-    margin: np.ndarray
-    objective: np.ndarray
-    method: str
-    runtime: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per input row: margin, favourable side, cost, status and number of changed features."""
-        index = self.X_cf.index if isinstance(self.X_cf, pd.DataFrame) else None
-        changed = np.where(np.isnan(self.delta).any(axis=1), -1,
-                           np.count_nonzero(np.nan_to_num(self.delta) != 0, axis=1))
-        return pd.DataFrame(
-            {"margin": self.margin, "favourable": self.margin >= 0, "cost": self.cost,
-             "status": self.status, "n_changed": changed},
-            index=index,
-        )
-
-    def __repr__(self) -> str:
-        statuses = pd.Series(self.status).value_counts().to_dict()
-        return f"LinearRecourse(method={self.method!r}, n={len(self.cost)}, statuses={statuses})"
-
-
-def _recourse_setup(X, coef, intercept, weights, immutable):
-    A, columns, index = _matrix(X)
-    coef = _per_feature(coef, "coef", columns, scalar_ok=False)
-    if not np.isfinite(coef).all():
-        raise ValueError(f"coef={coef.tolist()} must be finite.")
-    if np.ndim(intercept) and np.size(intercept) == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
-        intercept = np.asarray(intercept).reshape(-1)[0].item()
-    b = _check_real(intercept, "intercept")
-    if not math.isfinite(b):
-        raise ValueError(f"intercept={intercept!r} must be finite.")
-    w = _per_feature(weights, "weights", columns)
-    frozen = _immutable_mask(immutable, columns) | np.isposinf(w)  # an infinite weight also means immutable
-    if frozen.all():
-        raise ValueError(
-            f"every feature is immutable (immutable={immutable!r}, weights={w.tolist()}); recourse needs at "
-            "least one feature a person can change."
-        )
-    for j in np.flatnonzero(~frozen):
-        if not (np.isfinite(w[j]) and w[j] > 0):
-            raise ValueError(
-                f"weights[{j}] = {w[j]:g} on a mutable feature ({columns[j]!r}); recourse weights must be > 0 "
-                "and finite on mutable features (mark the feature immutable instead, or give it weight inf)."
-            )
-    return A, columns, index, coef, b, w, ~frozen
-
-
-def linear_recourse(X, coef, intercept, weights, *, immutable=None, steps=None, bounds=None,
-                    method="closed_form", time_limit=60.0, progress=False) -> LinearRecourse:
-    """Cheapest move of every row to the favourable side of a linear classifier.
-
-    A row is favourable when :math:`a^\\top x + b \\ge 0`; it then costs 0.
-    Otherwise:
-
-    * ``method="closed_form"`` (default) — the weighted-L2 projection onto the
-      hyperplane with immutable features fixed: with :math:`\\tilde a` the
-      coefficients restricted to mutable features,
-
-      .. math:: \\Delta = -(a^\\top x + b)\\,
-                \\frac{W^{-1}\\tilde a}{\\tilde a^\\top W^{-1}\\tilde a}, \\qquad
-                \\operatorname{cost} = \\sqrt{\\textstyle\\sum_j w_j\\Delta_j^2}
-                = \\frac{|a^\\top x + b|}{\\sqrt{\\sum_{j \\text{ mutable}} a_j^2/w_j}} ,
-
-      which is exact (the minimum weighted-L2 cost) for continuous, unbounded
-      features. Vectorised over all rows. The point lies on the hyperplane up
-      to rounding.
-    * ``method="mip"`` — the paper's inverse classification: integer numbers
-      of steps :math:`n_j` per mutable feature (:math:`x'_j = x_j + s_j n_j`;
-      a continuous move where ``steps`` is None or NaN), :math:`x'` within
-      ``bounds``, :math:`a^\\top x' + b \\ge 0`. One MIP per unfavourable row
-      (rows are independent), solved by CBC within ``time_limit`` seconds each.
-
-    Parameters
-    ----------
-    X : array or DataFrame of shape (n, d)
-        Numeric features.
-    coef : array of shape (d,), or dict/Series by column name
-        Coefficients :math:`a`.
-    intercept : float
-        :math:`b`.
-    weights : float, array of shape (d,), or dict/Series
-        Recourse weights :math:`w_j > 0` on mutable features (ignored on
-        immutable ones; ``inf`` marks a feature immutable).
-    immutable : list of column names or positions, or bool mask, optional
-    steps : float, array of shape (d,), or dict/Series, optional
-        Step sizes for ``method="mip"`` (NaN = continuous feature).
-    bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
-        Box for the counterfactual (None = unbounded). The MIP respects it;
-        the closed form cannot, and flags rows whose projection leaves it
-        (status ``"out of bounds"``, with a warning).
-    method : {"closed_form", "mip"}
-    time_limit : float, default 60
-        Seconds per row MIP.
-    progress : bool, default False
-        Progress bar over the MIP rows.
-
-    Returns
-    -------
-    LinearRecourse
-
-    Notes
-    -----
-    *The MIP objective.* CBC solves linear programmes, and the weighted
-    Euclidean cost is quadratic. The MIP minimises the weighted-L1 proxy
-    :math:`\\sum_j \\sqrt{w_j}\\,|\\Delta_j|` (an upper bound of the L2 cost,
-    equal to it when one feature moves) and reports the **true weighted-L2
-    cost** of the point it finds (``cost``) next to the proxy
-    (``objective``). An L1 optimum sits at a vertex — typically one moved
-    feature, the one with the best ratio :math:`|a_j|/\\sqrt{w_j}` — so even
-    without steps it differs from the L2 projection: with a single mutable
-    feature the two coincide exactly; in general the MIP's L2 cost is at
-    least the closed form's (the projection is the L2 optimum over the
-    whole half-space) and its point lies on the favourable side. The closed
-    form is therefore the exact answer for continuous, unbounded recourse; the
-    MIP is what you need for steps and bounds.
-
-    If no mutable feature has a nonzero coefficient, no move changes the
-    decision: unfavourable rows get cost ``inf``, NaN counterfactuals and
-    status ``"no recourse"``.
-
-    Examples
-    --------
-    The paper's Example 1 (loan amount and duration; favourable when
-    duration >= 2 x amount):
-
-    >>> import numpy as np
-    >>> X = np.array([[3.5, 6], [2, 1], [4, 4], [5, 4]])
-    >>> res = linear_recourse(X, coef=[-2, 1], intercept=0, weights=[0.5, 1.0])
-    >>> res.cost.round(2).tolist()
-    [0.33, 1.0, 1.33, 2.0]
-    >>> res.X_cf.round(2).tolist()[0]
-    [3.06, 6.11]
-    """
-    start = time.perf_counter()
-    A, columns, index, coef, b, w, mutable = _recourse_setup(X, coef, intercept, weights, immutable)
-    if method not in ("closed_form", "mip"):
-        raise ValueError(f"method={method!r} is not supported; use 'closed_form' or 'mip'.")
-    lower, upper = _bounds(bounds, columns)
-    n, d = A.shape
-    s = _margin(A, coef, b)
-    unfav = s < 0
-    a = np.where(mutable, coef, 0.0)
-    free = a != 0
-    status = np.where(unfav, "projected", "favourable").astype(object)
-    delta = np.zeros((n, d))
-    cost = np.zeros(n)
-    objective = np.full(n, np.nan)
-    if method == "closed_form":
-        if steps is not None:
-            raise ValueError(
-                "steps are only used by method='mip'; the closed form is the continuous projection. "
-                "Pass method='mip' for integer steps, or drop steps."
-            )
-        denom = float(np.sum(np.where(free, a * a / np.where(free, w, 1.0), 0.0)))
-        if denom == 0:
-            status[unfav] = "no recourse"
-            cost[unfav] = np.inf
-            delta[unfav] = np.nan
-        else:
-            direction = np.where(free, a / np.where(free, w, 1.0), 0.0) / denom
-            delta[unfav] = (-s[unfav])[:, None] * direction[None, :]
-            cost[unfav] = -s[unfav] / math.sqrt(denom)
-            X_cf = A + delta
-            outside = unfav & ((X_cf < lower - _SLACK) | (X_cf > upper + _SLACK)).any(axis=1)
-            if outside.any():
-                status[outside] = "out of bounds"
-                warnings.warn(
-                    f"the closed-form projection of {int(outside.sum())} rows leaves bounds (status "
-                    "'out of bounds'); use method='mip' to respect bounds.", stacklevel=2)
-    else:
-        time_limit = _check_time_limit(time_limit)
-        step = np.full(d, np.nan) if steps is None else _per_feature(steps, "steps", columns, fill=np.nan)
-        for j in np.flatnonzero(free):
-            if not (np.isnan(step[j]) or (np.isfinite(step[j]) and step[j] > 0)):
-                raise ValueError(f"steps[{j}] = {step[j]:g} for {columns[j]!r}; steps must be > 0 (NaN = continuous).")
-        rows = np.flatnonzero(unfav)
-        if not free.any():
-            status[rows] = "no recourse"
-            cost[rows] = np.inf
-            delta[rows] = np.nan
-            rows = rows[:0]
-        sqrt_w = np.sqrt(np.where(free, w, 1.0))
-        limited = 0
-        for i in tqdm(rows, disable=not progress, desc="rows", unit="row"):
-            st_i, dl, obj = _recourse_mip(A[i], s[i], a, free, sqrt_w, step, lower, upper, time_limit, int(i))
-            status[i] = st_i
-            if dl is None:
-                delta[i] = np.nan
-                cost[i] = np.inf
-            else:
-                delta[i] = dl
-                cost[i] = float(np.sqrt(np.sum(np.where(free, w, 0.0) * dl * dl)))
-                objective[i] = obj
-            limited += st_i == "time limit"
-        if limited:
-            warnings.warn(
-                f"{limited} row MIPs stopped at the time limit (time_limit={time_limit:g} s each); their "
-                "counterfactuals are the best found, not proven optimal (status 'time limit').", stacklevel=2)
-        infeasible = int(np.count_nonzero(status == "infeasible"))
-        if infeasible:
-            warnings.warn(
-                f"{infeasible} rows cannot reach the favourable side within bounds and steps "
-                "(status 'infeasible', cost inf); widen the bounds.", stacklevel=2)
-    X_cf = A + delta
-    if index is not None:
-        X_cf = pd.DataFrame(X_cf, index=index, columns=X.columns)
-    return LinearRecourse(
-        X_cf=X_cf if isinstance(X_cf, pd.DataFrame) else _frozen(X_cf),
-        cost=_frozen(cost), delta=_frozen(delta), status=_frozen(status.astype(str)),
-        margin=_frozen(s), objective=_frozen(objective), method=method,
-        runtime=time.perf_counter() - start,
-    )
-
-
-def _bounded(prob, name, low, up, cat):
-    low = None if not np.isfinite(low) else float(low)
-    up = None if not np.isfinite(up) else float(up)
-    if hasattr(prob, "add_variable"):  # PuLP >= 3.3
-        return prob.add_variable(name, low, up, cat=cat)
-    return pulp.LpVariable(name, low, up, cat=cat)
-
-
-def _recourse_mip(x, s, a, free, sqrt_w, step, lower, upper, time_limit, row):
-    """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= 0, steps, bounds."""
-    prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
-    moves, absval, scale = {}, {}, {}
-    for j in np.flatnonzero(free):
-        if np.isnan(step[j]):
-            moves[j] = _bounded(prob, f"d_{j}", lower[j] - x[j], upper[j] - x[j], "Continuous")
-            scale[j] = 1.0
-        else:
-            lo = math.ceil((lower[j] - x[j]) / step[j] - _SLACK) if np.isfinite(lower[j]) else -np.inf
-            hi = math.floor((upper[j] - x[j]) / step[j] + _SLACK) if np.isfinite(upper[j]) else np.inf
-            if lo > hi:
-                return "infeasible", None, math.nan
-            moves[j] = _bounded(prob, f"n_{j}", lo, hi, "Integer")
-            scale[j] = float(step[j])
-        absval[j] = _continuous(prob, f"t_{j}", 0.0)
-        prob += (absval[j] >= scale[j] * moves[j], f"abs_pos_{j}")
-        prob += (absval[j] >= -scale[j] * moves[j], f"abs_neg_{j}")
-    prob += pulp.lpSum(float(sqrt_w[j]) * absval[j] for j in moves)
-    prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= -float(s), "favourable")
-    status, has = _solve(prob, time_limit)
-    if not has:
-        return status, None, math.nan
-    delta = np.zeros(len(x))
-    for j, var in moves.items():
-        value = var.value() or 0.0
-        delta[j] = scale[j] * (round(value) if not np.isnan(step[j]) else value)
-    # CBC reports continuous values to about 7 digits: nudge the largest continuous move so that the
-    # point lies exactly on the favourable side (the nudge is of the order of that rounding)
-    short = -(float(s) + float(np.dot(a, delta)))
-    if short > 0:
-        cont = [j for j in moves if np.isnan(step[j]) and delta[j] != 0]
-        if cont:
-            j = max(cont, key=lambda c: abs(a[c]))
-            delta[j] = float(np.clip(delta[j] + short / a[j] * (1 + 1e-12), lower[j] - x[j], upper[j] - x[j]))
-    return status, delta, float(np.sum(sqrt_w * np.abs(delta)))
 
 
 # --------------------------------------------------------------------------- fairness of a set and a ranking
@@ -913,163 +483,164 @@ def ranked_recourse_fairness(costs_in_order, groups_in_order, beta) -> RankedChe
 class _Engine:
     """Rows, boundary and actionability: recourse costs and the cheapest readable modification of a row.
 
-    Modifiable attributes ``F`` are the mutable features with a nonzero
-    coefficient, sorted by recourse weight (ties: column order). A
+    Costs are those of :func:`~recourselab.counterfactuals.linear_recourse`'s
+    closed form: the weighted projection onto the favourable half-space inside
+    the row's actionability box, computed by the same code, so a modified
+    row's cost equals ``linear_recourse`` on that row bit for bit.
+
+    Modifiable attributes ``F`` are the usable features (not fixed, nonzero
+    coefficient), sorted by recourse weight (ties: column order). A
     modification is a combination ``C`` of them (in the order A, B, C, AB, AC,
     BC, ABC: by size, then lexicographic in weight order) and a number of
     iterations ``n``: each attribute of ``C`` moves ``min(n, cap_j)`` steps in
     the direction of ``sign(a_j)``, where ``cap_j`` is how many steps fit
-    inside the bounds (at most ``max_steps``). The margin then grows by
-    ``g(n) = sum_{j in C} r_j min(n, cap_j)`` with ``r_j = |a_j| step_j``.
+    inside its box (at most ``max_steps``; 0 where the actionability model
+    forbids that direction).
+
+    *Why a bisection finds the fewest iterations.* Moving an attribute one step
+    in the direction that raises the margin never raises the cost: the new
+    row's box is the old one cut at the new value, and the old optimum, with
+    that attribute raised to the new value if it fell short of it, is still
+    admissible and no farther away. So for a fixed combination the cost is
+    non-increasing in ``n``, and the smallest ``n`` reaching a target is found
+    by bisection, for all combinations of a chunk at once (vectorised), then
+    confirmed by exact evaluation of the modified row.
     """
 
-    def __init__(self, A, coef, b, w, mutable, steps, lower, upper, max_steps, columns):
-        self.A, self.coef, self.b, self.columns = A, coef, b, columns
-        free = mutable & (coef != 0)
-        F = np.flatnonzero(free)
-        if F.size == 0:
+    _TOL = 1e-9  # relative leniency of the vectorised search; exact evaluation decides
+
+    def __init__(self, problem, steps, max_steps):
+        self.problem = problem
+        A, coef, w = problem.A, problem.coef, problem.weights
+        self.A, self.coef, self.b, self.columns = A, coef, problem.intercept, problem.columns
+        usable = problem.usable
+        U = np.flatnonzero(usable)  # column order: the order every projection uses
+        if U.size == 0:
             raise ValueError(
                 "no mutable feature has a nonzero coefficient, so no modification can change a recourse cost; "
-                "check coef and immutable."
+                "check coef, immutable and the encoder's actionability."
             )
-        self.F = F[np.lexsort((F, w[F]))]  # ascending recourse weight, ties by column order
+        self.U = U
+        self.F = U[np.lexsort((U, w[U]))]  # ascending recourse weight, ties by column order
         for j in self.F:
             if not (np.isfinite(steps[j]) and steps[j] > 0):
                 raise ValueError(
-                    f"steps[{j}] = {steps[j]:g} for the mutable feature {columns[j]!r}; RAGUEL moves attributes "
+                    f"steps[{j}] = {steps[j]:g} for the mutable feature {self.columns[j]!r}; RAGUEL moves attributes "
                     "in steps, which must be > 0 and finite."
                 )
         self.m = self.F.size
+        self.pos_in_U = np.searchsorted(U, self.F)  # where each attribute of F sits among the U columns
         self.sign = np.sign(coef[self.F])
         self.step = steps[self.F]
         self.signed_step = self.sign * self.step
-        self.rate = np.abs(coef[self.F]) * self.step
-        self.lower, self.upper = lower[self.F], upper[self.F]
+        self.rate = np.abs(coef[self.F]) * self.step  # margin gained per step
+        self.proj_rate = coef[U] ** 2 / w[U]
         self.max_steps = max_steps
-        self.norm = math.sqrt(float(np.sum(coef[self.F] ** 2 / w[self.F])))
-        self.nz = [int(j) for j in np.flatnonzero(coef)]
-        self.coef_list = [float(coef[j]) for j in self.nz]
-        self.margin0 = _margin(A, coef, b)
-        self.cost0 = np.maximum(-self.margin0, 0.0) / self.norm
-        self._all_combos = None
+        self.margin0 = _linear.margin(A, coef, self.b)
+        self.room0 = problem.box.room(A, coef)[:, U]
+        self.cost0 = self._costs(self.margin0, self.room0)
+        self._cached = None
         if (1 << self.m) - 1 <= _COMBO_CACHE:
-            self._all_combos = np.concatenate(list(self._chunks()))
-            self._all_rate = self._all_combos @ self.rate  # margin gained per iteration, per combination
+            self._cached = list(self._chunks())
+        # features that can still move the margin at the start; their rates bound every later cost from below
+        self._sqrt_rate_pos = np.sqrt((self.room0 > 0) @ self.proj_rate)
         self._precompute()
 
     # -- costs
-    def cost_of(self, x) -> float:
-        s = self.b
-        for j, a in zip(self.nz, self.coef_list):
-            s += float(x[j]) * a
-        return max(-s, 0.0) / self.norm
+    def _costs(self, s, room_U) -> np.ndarray:
+        lam = _linear.breakpoints(room_U, self.coef[self.U], self.problem.weights[self.U])
+        return _linear.projection(s, lam, self.proj_rate)[0]
 
-    def _caps_of(self, rows) -> np.ndarray:
-        x = self.A[rows][..., self.F]
-        room = np.where(self.sign > 0, self.upper - x, x - self.lower)
-        with np.errstate(invalid="ignore", over="ignore"):
-            cap = np.floor(room / self.step + _SLACK)
-        cap = np.where(np.isnan(cap), self.max_steps, cap)
-        return np.clip(cap, 0, self.max_steps)
+    def cost_of(self, x) -> float:
+        """Exact cost of one (modified) row, as linear_recourse computes it."""
+        x = np.asarray(x, dtype=float)[None, :]
+        s = _linear.margin(x, self.coef, self.b)
+        room = self.problem.box.room(x, self.coef)[:, self.U]
+        return float(self._costs(s, room)[0])
 
     def caps(self, rows) -> np.ndarray:
-        """Steps that fit inside the bounds, per row (or rows) and modifiable attribute, at most max_steps."""
+        """Steps that fit inside the box, per row (or rows) and modifiable attribute, at most max_steps."""
         return self._caps[rows].astype(float)
 
     def _precompute(self) -> None:
         """Caps of every row (int32) and the lowest cost any modification reaches (a lenient prefilter)."""
         n = self.A.shape[0]
-        self._caps = np.empty((n, self.m), dtype=np.int32)
-        self.min_cost = np.empty(n)
-        for lo in range(0, n, 200_000):
-            rows = np.arange(lo, min(n, lo + 200_000))
-            caps = self._caps_of(rows)
-            self._caps[rows] = caps
-            gain = caps @ self.rate  # all attributes moved as far as allowed
-            self.min_cost[rows] = np.maximum(-(self.margin0[rows] + gain), 0.0) / self.norm
-        self.min_cost = self.min_cost * (1 - 1e-9) - 1e-12  # lenient: exact checks decide
+        room_F = self.room0[:, self.pos_in_U]
+        with np.errstate(invalid="ignore", over="ignore"):
+            cap = np.floor(room_F / self.step + _linear.SLACK)
+        cap = np.where(np.isnan(cap), self.max_steps, cap)
+        self._caps = np.clip(cap, 0, self.max_steps).astype(np.int32)
+        # every attribute moved as far as allowed: no modification reaches a lower cost
+        moved = self._caps * self.step
+        s = self.margin0 + self._caps @ self.rate
+        room = self.room0.copy()
+        room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved, 0.0)
+        self.min_cost = self._costs(s, room) * (1 - self._TOL) - 1e-12  # lenient: exact checks decide
+        del n
 
     # -- combinations
     def _chunks(self):
-        """Boolean combination matrices in the paper's order (by size, then lexicographic), in chunks."""
-        if self._all_combos is not None:
-            yield self._all_combos
+        """Boolean combination matrices in the paper's order (by size, then lexicographic).
+
+        One chunk per combination size (split further beyond 4096 rows), so that
+        the search stops at the smallest size that works without looking at the
+        larger ones.
+        """
+        if self._cached is not None:
+            yield from self._cached
             return
         m = self.m
-        it = itertools.chain.from_iterable(itertools.combinations(range(m), size) for size in range(1, m + 1))
-        while True:
-            block = list(itertools.islice(it, 4096))
-            if not block:
-                return
-            K = np.zeros((len(block), m), dtype=bool)
-            sizes = np.fromiter((len(c) for c in block), dtype=int, count=len(block))
-            members = np.fromiter(itertools.chain.from_iterable(block), dtype=int)
-            K[np.repeat(np.arange(len(block)), sizes), members] = True
-            yield K
+        for size in range(1, m + 1):
+            it = itertools.combinations(range(m), size)
+            while True:
+                block = list(itertools.islice(it, 4096))
+                if not block:
+                    break
+                K = np.zeros((len(block), m), dtype=bool)
+                K[np.repeat(np.arange(len(block)), size), np.fromiter(itertools.chain.from_iterable(block), dtype=int,
+                                                                      count=len(block) * size)] = True
+                yield K
 
     # -- evaluation and search
     def evaluate(self, row, combo, n, caps):
-        """Modified row, its cost and the steps per attribute of `combo` after n iterations."""
+        """Modified row, its exact cost and the steps per attribute of `combo` after n iterations."""
         x = self.A[row].copy()
         eff = np.minimum(n, caps[combo])
         cols = self.F[combo]
         x[cols] = x[cols] + self.signed_step[combo] * eff
         return x, self.cost_of(x), eff
 
-    def screen(self, rows, T, *, strict, c_lo, c_hi):
-        """Rows that may qualify (a necessary, lenient check over all combinations at once).
-
-        The margin gained per iteration of a combination is the same for every
-        row until one of its attributes hits a bound, so the smallest number of
-        iterations reaching ``c <= min(T, c_hi)`` (or ``c < T``) is a closed
-        form per (row, combination); a row is kept when some combination's
-        cost at that point is >= ``c_lo``, when a bound may interfere (the
-        exact search decides), or when it already qualifies without a move.
-        """
-        if self._all_combos is None or not np.isfinite(c_lo).any():
-            return np.ones(len(rows), dtype=bool)  # without a lower limit every reachable row may qualify
-        c0 = self.cost0[rows]
-        tol = 1e-9 * (1.0 + np.abs(c0))
-        keep = ((c0 < T + tol) if strict else (c0 <= T + tol)) & (c0 <= c_hi + tol) & (c0 >= c_lo - tol)
-        s0 = self.margin0[rows]
-        d_T = (-T * self.norm - s0)[:, None]
-        R = self._all_rate[None, :]
-        n = np.floor(d_T / R) + 1 if strict else np.ceil(d_T / R)
-        if np.isfinite(c_hi).any():
-            d_H = np.where(np.isfinite(c_hi), -c_hi * self.norm - s0, -np.inf)[:, None]
-            n = np.maximum(n, np.ceil(d_H / R))
-        n = np.maximum(n, 1.0)
-        c_pred = np.maximum(-(s0[:, None] + R * n), 0.0) / self.norm
-        sure_lin = n <= self.caps(rows).min(axis=1)[:, None]
-        hit = ~sure_lin | (c_pred >= (c_lo - tol)[:, None])
-        return keep | hit.any(axis=1)
+    def _approx_costs(self, row, K, n, caps):
+        """Cost of row after n[i] iterations of combination K[i] (vectorised over combinations)."""
+        moved = np.minimum(n[:, None], caps[None, :]) * K  # steps per attribute (F order)
+        s = self.margin0[row] + moved @ self.rate
+        room = np.repeat(self.room0[row][None, :], len(K), axis=0)
+        room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved * self.step, 0.0)
+        return self._costs(s, room)
 
     def find_first(self, rows, T, *, strict, c_lo=None, c_hi=None, accept=None):
         """The first of ``rows`` (in order) that :meth:`find` can modify: ``(position, result)`` or None.
 
         ``c_lo``, ``c_hi`` are arrays aligned with ``rows`` (default
-        unbounded); ``accept(c, position)`` is the exact extra condition.
+        unbounded); ``accept(c, position)`` is the exact extra condition. Rows
+        are skipped at once when even moving every attribute as far as allowed
+        cannot reach ``min(T, c_hi)``, or when their cost is already below
+        ``c_lo`` (moves only lower a cost).
         """
         rows = np.asarray(rows, dtype=np.int64)
         k = len(rows)
-        c_lo = np.full(k, -np.inf) if c_lo is None else np.asarray(c_lo, dtype=float)
-        c_hi = np.full(k, np.inf) if c_hi is None else np.asarray(c_hi, dtype=float)
         if k == 0:
             return None
-        acc0 = None if accept is None else (lambda c: accept(c, 0))
-        res = self.find(int(rows[0]), T, strict=strict, c_lo=float(c_lo[0]), c_hi=float(c_hi[0]), accept=acc0)
-        if res is not None:  # the usual case: the first candidate works
-            return 0, res
-        start, batch = 1, 4
-        while start < k:
-            stop = min(k, start + batch)
-            flags = self.screen(rows[start:stop], T, strict=strict, c_lo=c_lo[start:stop], c_hi=c_hi[start:stop])
-            for i in (np.flatnonzero(flags) + start).tolist():
-                acc = None if accept is None else (lambda c, i=i: accept(c, i))
-                res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]), accept=acc)
-                if res is not None:
-                    return i, res
-            start, batch = stop, batch * 4
+        c_lo = np.full(k, -np.inf) if c_lo is None else np.asarray(c_lo, dtype=float)
+        c_hi = np.full(k, np.inf) if c_hi is None else np.asarray(c_hi, dtype=float)
+        top = np.minimum(T, c_hi)
+        tol = self._TOL * (1.0 + np.abs(top))
+        maybe = (self.min_cost[rows] <= top + tol) & (self.cost0[rows] >= c_lo - self._TOL * (1.0 + np.abs(c_lo)))
+        for i in np.flatnonzero(maybe).tolist():
+            acc = None if accept is None else (lambda c, i=i: accept(c, i))
+            res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]), accept=acc)
+            if res is not None:
+                return i, res
         return None
 
     def find(self, row, T, *, strict, c_lo=-np.inf, c_hi=np.inf, accept=None):
@@ -1077,8 +648,8 @@ class _Engine:
 
         Conditions: ``c < T`` (strict) or ``c <= T``, and ``accept(c)``
         (``c_lo <= c <= c_hi`` is the interval ``accept`` describes, used to
-        compute n in closed form). Returns ``(x_new, cost_new, columns, steps)``;
-        no move at all when the row already qualifies.
+        narrow the search). Returns ``(x_new, cost_new, columns, steps)``; no
+        move at all when the row already qualifies.
         """
 
         def ok(c):
@@ -1094,74 +665,79 @@ class _Engine:
             return self.A[row].copy(), c0, np.zeros(0, dtype=int), np.zeros(0, dtype=int)
         if c0 < c_lo or c_lo > T or (strict and c_lo >= T):  # moves only lower the cost; empty window
             return None
-        s0 = float(self.margin0[row])
         caps = self.caps(row)
-        rowmin = float(caps.min())
-        d_T = -T * self.norm - s0
-        d_H = -c_hi * self.norm - s0 if np.isfinite(c_hi) else -np.inf
-        capped_rate = self.rate * caps
+        top = min(T, c_hi)
+        hi_ok = top + self._TOL * (1.0 + abs(top))
+        lo_ok = c_lo - self._TOL * (1.0 + abs(c_lo)) if np.isfinite(c_lo) else -np.inf
         for K in self._chunks():
-            R = self._all_rate if K is self._all_combos else K @ self.rate
-            n = np.floor(d_T / R) + 1 if strict else np.ceil(d_T / R)
-            if np.isfinite(d_H):
-                n = np.maximum(n, np.ceil(d_H / R))
-            n = np.maximum(n, 1.0)
-            sure = n <= rowmin  # no attribute reaches its bound first: the margin grows linearly
-            try_ = sure.copy()
-            if np.isfinite(c_lo):
-                c_pred = np.maximum(-(s0 + R * n), 0.0) / self.norm
-                try_ &= c_pred >= c_lo - 1e-9 * (1 + abs(c_lo))
-            lin = sure.copy()
-            other = np.flatnonzero(~sure)
-            if other.size:  # bounds may interfere: exact linearity test and reachability, for these only
-                Ko = K[other]
-                capmin = np.where(Ko, caps, np.inf).min(axis=1)
-                lin[other] = n[other] <= capmin
-                total = Ko @ capped_rate
-                tol = 1e-9 * (abs(d_T) + 1.0)
-                reach = (total >= d_T - tol) & (total >= d_H - tol)
-                if np.isfinite(c_lo):
-                    c_pred_o = np.maximum(-(s0 + np.where(lin[other], R[other] * n[other], total)), 0.0) / self.norm
-                    reach &= ~lin[other] | (c_pred_o >= c_lo - 1e-9 * (1 + abs(c_lo)))
-                try_[other] = reach
-            for idx in np.flatnonzero(try_).tolist():
-                combo = np.flatnonzero(K[idx])
-                ccaps = caps[combo]
-                nmax = int(ccaps.max())
-                if nmax < 1:
-                    continue
-                if lin[idx]:
-                    nn = int(n[idx])
-                else:
-                    nn = self._solve_piecewise(self.rate[combo], ccaps, d_T, d_H, strict, nmax)
-                    if nn is None:
-                        continue
-                found = self._verify(row, combo, min(max(nn, 1), nmax), nmax, caps, ok)
+            nmax = np.where(K, caps[None, :], 0.0).max(axis=1)
+            live = nmax >= 1
+            if not live.any():
+                continue
+            Kl, nmax = K[live], nmax[live]
+            # smallest n in [1, nmax] with cost(n) <= top (leniently), for all combinations at once.
+            # A lower bound first: the cost is at least the unbounded projection's, -s(n) / sqrt(sum of live
+            # rates), and s(n) <= s0 + n * (margin gained per iteration), so n >= (-top * sqrt(...) - s0) / gain
+            gain = Kl @ self.rate
+            need = -hi_ok * self._sqrt_rate_pos[row] - self.margin0[row]
+            first = np.clip(np.ceil(need / gain) - 1, 1, nmax)
+            both = self._approx_costs(row, np.concatenate([Kl, Kl]), np.concatenate([nmax, first]), caps)
+            c_last, c_first = both[:len(Kl)], both[len(Kl):]
+            reach = c_last <= hi_ok
+            if not reach.any():
+                continue
+            Kl, nmax, first, c_first, c_last = Kl[reach], nmax[reach], first[reach], c_first[reach], c_last[reach]
+            n = self._smallest_good(row, Kl, first, c_first, nmax, c_last, caps, hi_ok)
+            if np.isfinite(lo_ok):  # costs only fall with n: below c_lo at the smallest n means never in the window
+                keep = self._approx_costs(row, Kl, n, caps) >= lo_ok
+                Kl, n, nmax = Kl[keep], n[keep], nmax[keep]
+            for idx in range(len(Kl)):
+                combo = np.flatnonzero(Kl[idx])
+                found = self._verify(row, combo, int(n[idx]), int(nmax[idx]), caps, ok)
                 if found is not None:
                     return found
         return None
 
-    @staticmethod
-    def _solve_piecewise(rate, caps, d_T, d_H, strict, nmax):
-        """Smallest n in [1, nmax] with g(n) (> or >=) d_T and g(n) >= d_H, by bisection on the monotone g."""
+    def _smallest_good(self, row, K, lo, c_lo, hi, c_hi, caps, limit):
+        """Smallest n in [lo, hi] with cost(n) <= limit, per combination (cost(hi) <= limit is known).
 
-        def good(n):
-            g = float(np.sum(rate * np.minimum(n, caps)))
-            return (g > d_T if strict else g >= d_T - 1e-12 * (1 + abs(d_T))) and g >= d_H
-
-        if not good(nmax):
-            return nmax  # let the exact check decide at the largest move
-        lo, hi = 1, nmax
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if good(mid):
-                hi = mid
+        The cost falls with n, nearly linearly while the same features sit on
+        their bounds, so a guess by linear interpolation between a bad and a
+        good n usually lands on the answer; each round evaluates the guess and
+        the number just below it, and every other round bisects instead, so
+        the search never takes more than about twice the rounds of a bisection.
+        """
+        n = np.where(c_lo <= limit, lo, hi).astype(float)
+        bad, good = lo.astype(float), hi.astype(float)
+        c_bad, c_good = c_lo.copy(), c_hi.copy()
+        open_ = c_lo > limit
+        rounds = 0
+        while True:
+            active = open_ & (good - bad > 1)
+            if not active.any():
+                break
+            idx = np.flatnonzero(active)
+            b, g, cb, cg = bad[idx], good[idx], c_bad[idx], c_good[idx]
+            if rounds % 2 == 0:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    frac = np.where(np.isfinite(cb) & (cb > cg), (cb - limit) / (cb - cg), 0.5)
+                guess = np.clip(np.ceil(b + frac * (g - b)), b + 1, g - 1)
             else:
-                lo = mid + 1
-        return lo
+                guess = np.floor((b + g) / 2)
+            K2 = np.concatenate([K[idx], K[idx]])
+            costs = self._approx_costs(row, K2, np.concatenate([guess - 1, guess]), caps)
+            below, at = costs[:len(idx)], costs[len(idx):]
+            ok_below, ok_at = below <= limit, at <= limit
+            # guess - 1 good: the answer is at most guess - 1; guess good only: it is guess; neither: above guess
+            good[idx] = np.where(ok_below, guess - 1, np.where(ok_at, guess, g))
+            c_good[idx] = np.where(ok_below, below, np.where(ok_at, at, cg))
+            bad[idx] = np.where(ok_below, b, np.where(ok_at, guess - 1, guess))
+            c_bad[idx] = np.where(ok_below, cb, np.where(ok_at, below, at))
+            rounds += 1
+        return np.where(open_, good, n)
 
     def _verify(self, row, combo, n, nmax, caps, ok):
-        """Exact check of the closed-form n (and its neighbours: rounding), smallest qualifying n first."""
+        """Exact check of the searched n (and its neighbours: rounding), smallest qualifying n first."""
         x, c, eff = self.evaluate(row, combo, n, caps)
         if ok(c):
             for _ in range(3):
@@ -1179,34 +755,89 @@ class _Engine:
         return None
 
 
-def _setup_rerank(X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps):
-    A, columns, index, coef, b, w, mutable = _recourse_setup(X, coef, intercept, weights, immutable)
-    steps = _per_feature(steps, "steps", columns, fill=np.nan)
-    lower, upper = _bounds(bounds, columns)
+def _default_steps(problem, steps) -> np.ndarray:
+    """RAGUEL's step sizes: the user's, or with an encoder one level (ordinal/binary) and 1% of the range.
+
+    For a continuous feature stored as integers (months, DM) the default is
+    1% of the range rounded to a whole number of units (at least one), so that
+    a modified profile reads in the feature's own units.
+    """
+    columns = problem.columns
+    encoder = problem.encoder
+    if steps is None:
+        if encoder is None:
+            raise TypeError("steps is required without an encoder: give the step size of every mutable feature.")
+        out = np.full(len(columns), 0.01)  # 1% of each continuous feature's range
+        for spec in encoder.specs_:
+            lo, hi = encoder.ranges_.get(spec.name, (0.0, 0.0))
+            if spec.kind == "continuous" and hi > lo and pd.api.types.is_integer_dtype(encoder.dtypes_[spec.name]):
+                out[encoder.slices_[spec.name].start] = max(1.0, round(0.01 * (hi - lo))) / (hi - lo)
+    else:
+        out = _linear.per_feature(steps, "steps", columns, fill=np.nan)
+    if encoder is not None:
+        level = _linear.level_steps(encoder)
+        for j in np.flatnonzero(~np.isnan(level)):
+            if steps is None or np.isnan(out[j]):
+                out[j] = level[j]
+            elif not (out[j] > 0 and abs(out[j] / level[j] - round(out[j] / level[j])) < 1e-9):
+                raise ValueError(
+                    f"steps[{j}] = {out[j]:g} for the level-valued column {columns[j]!r}; it must be a whole number "
+                    f"of levels ({level[j]:g} each) so that the profile stays on a level."
+                )
+    return out
+
+
+def _setup_rerank(X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance,
+                  max_steps, encoder):
+    problem = _linear.parse_problem(X, coef, intercept, weights, encoder=encoder, immutable=immutable, bounds=bounds)
+    steps = _default_steps(problem, steps)
     max_steps = _check_int(max_steps, "max_steps")
     if max_steps < 1:
         raise ValueError(f"max_steps={max_steps} must be >= 1 (iterations allowed per attribute combination).")
     t = _check_tolerance(tolerance)
-    n = A.shape[0]
+    n = problem.A.shape[0]
     codes, labels = _groups(groups, n)
     P = np.array(_protected_codes(protected_group, labels), dtype=int)
     counts = np.bincount(codes, minlength=len(labels))
     p = counts[P] / n
-    engine = _Engine(A, coef, b, w, mutable, steps, lower, upper, max_steps, columns)
+    engine = _Engine(problem, steps, max_steps)
+    stuck = np.flatnonzero(~np.isfinite(engine.cost0))
+    if stuck.size:
+        raise ValueError(
+            f"{stuck.size} of {n} rows (first positions {stuck[:5].tolist()}) cannot reach the favourable side with "
+            "any move the actionability model allows (recourse cost inf), so group mean costs are undefined. Rank "
+            "the others: keep = np.isfinite(linear_recourse(X, coef, intercept, weights, encoder=...).cost), and "
+            "report the rows without recourse separately."
+        )
     rank0 = np.lexsort((np.arange(n), engine.cost0))  # ascending cost, ties by row index
-    return A, columns, index, engine, codes, labels, P, p, p * t, t, rank0
+    return problem, engine, codes, labels, P, p, p * t, t, rank0
 
 
-def _interventions(records, columns, A, engine, cost_new) -> pd.DataFrame:
+def _interventions(records, problem, engine, cost_new) -> pd.DataFrame:
+    """One line per (modified row, changed column); with an encoder, also the readable values."""
+    A, columns = problem.A, problem.columns
+    F = list(engine.F)
+    encoder = problem.encoder
     rows = []
     for y, cols, eff in records:
+        x_new = A[y].copy()
+        for j, k in zip(cols.tolist(), eff.tolist()):
+            x_new[j] += engine.signed_step[F.index(j)] * k
+        if encoder is not None:
+            readable = encoder.inverse_transform(np.vstack([A[y], x_new]))
         for j, k in zip(cols.tolist(), eff.tolist()):
             if k == 0:
                 continue
-            rows.append({"row": int(y), "feature": columns[j], "before": float(A[y, j]),
-                         "after": float(A[y, j] + engine.signed_step[list(engine.F).index(j)] * k),
-                         "steps": int(k), "cost_before": float(engine.cost0[y]), "cost_after": float(cost_new[y])})
-    return pd.DataFrame(rows, columns=["row", "feature", "before", "after", "steps", "cost_before", "cost_after"])
+            line = {"row": int(y), "feature": columns[j], "before": float(A[y, j]), "after": float(x_new[j]),
+                    "steps": int(k), "cost_before": float(engine.cost0[y]), "cost_after": float(cost_new[y])}
+            if encoder is not None:
+                name = encoder.spec_of_column(int(j)).name
+                line["value_before"], line["value_after"] = readable[name].iloc[0], readable[name].iloc[1]
+            rows.append(line)
+    names = ["row", "feature", "before", "after", "steps", "cost_before", "cost_after"]
+    if encoder is not None:
+        names[4:4] = ["value_before", "value_after"]
+    return pd.DataFrame(rows, columns=names)
 
 
 def _as_like(X_new, X, index):
@@ -1314,13 +945,13 @@ class RaguelResult:
                 f"rho {self.rho_before:.3f} -> {self.rho_after:.3f})")
 
 
-def raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immutable=None, bounds=None,
-           tolerance=1 / 3, beta=None, max_steps=10_000) -> RaguelResult:
+def raguel(X, groups, *, coef, intercept, weights=None, steps=None, protected_group, encoder=None, immutable=None,
+           bounds=None, tolerance=1 / 3, beta=None, max_steps=10_000) -> RaguelResult:
     """RAGUEL (Algorithm 1): re-rank by recourse cost so that every prefix is fair, by modifying records.
 
     Reading implemented:
 
-    1. Rank rows by their closed-form recourse cost (:func:`linear_recourse`),
+    1. Rank rows by their closed-form recourse cost (:func:`~recourselab.counterfactuals.linear_recourse`),
        ascending, ties by row position.
     2. Build the output :math:`S` one position at a time. Let :math:`x` be
        the best remaining row. If :math:`S + [x]` satisfies fair
@@ -1368,13 +999,24 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immut
     Parameters
     ----------
     X : array or DataFrame of shape (n, d)
-        The records (all of them: shares ``p`` are computed on ``groups``).
+        The records (all of them: shares ``p`` are computed on ``groups``);
+        with ``encoder``, encoded rows (``encoder.transform(frame)``).
     groups : array of labels, shape (n,)
     coef, intercept : linear classifier, favourable when ``coef @ x + intercept >= 0``
-    weights : recourse weights (> 0 on mutable features; see :func:`linear_recourse`)
-    steps : float, array or dict
-        Step size of every modifiable attribute (> 0).
+    weights : recourse weights, optional
+        > 0 on mutable features (see
+        :func:`~recourselab.counterfactuals.linear_recourse`); default: the
+        specs' weights with an encoder, else 1.
+    steps : float, array or dict, optional
+        Step size of every modifiable attribute (> 0). Required without an
+        encoder; with one, the default is one level for ordinal and binary
+        features (a given step must be a whole number of levels) and 1% of the
+        range for continuous ones (a whole number of units, at least one, for
+        integer-valued features).
     protected_group : label or list of labels
+    encoder : Encoder, optional
+        The fitted encoder of ``X``: the actionability model of every cost and
+        modification (see the module docstring).
     immutable : columns that cannot change, optional
     bounds : (lower, upper) or dict {feature: (lower, upper)}, optional
     tolerance : float in (0, 1], default 1/3
@@ -1404,8 +1046,9 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immut
     """
     start = time.perf_counter()
     beta = _check_beta(beta)
-    A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
-        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps)
+    problem, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
+        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps, encoder)
+    A, index = problem.A, problem.index
     n, G = A.shape[0], len(labels)
     gr = codes[rank0]
     minc = engine.min_cost[rank0]
@@ -1511,7 +1154,7 @@ def raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immut
     return RaguelResult(
         order=_frozen(np.asarray(out, dtype=int)), X_new=_as_like(X_new, X, index),
         cost=_frozen(engine.cost0), cost_new=_frozen(cost_cur), changed=_frozen(changed),
-        interventions=_interventions(records, columns, A, engine, cost_cur), exit_at=exit_at,
+        interventions=_interventions(records, problem, engine, cost_cur), exit_at=exit_at,
         unattainable=_frozen(np.asarray(unattainable, dtype=int)),
         groups=_frozen(np.asarray(labels, dtype=object)[codes]),
         protected_group=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p)},
@@ -1615,8 +1258,9 @@ def _block_stats(block_of_pos, order, codes, cost, G, P, nb, sizes):
     return share, rho
 
 
-def raguel_block(X, groups, *, coef, intercept, weights, steps, protected_group, n_blocks=None, block_size=None,
-                 immutable=None, bounds=None, tolerance=1 / 3, max_steps=10_000, beta=None) -> RaguelBlockResult:
+def raguel_block(X, groups, *, coef, intercept, weights=None, steps=None, protected_group, n_blocks=None,
+                 block_size=None, encoder=None, immutable=None, bounds=None, tolerance=1 / 3, max_steps=10_000,
+                 beta=None) -> RaguelBlockResult:
     """RAGUEL-Block (Algorithm 2): fair representation and recourse fairness block by block.
 
     Reading implemented:
@@ -1664,7 +1308,7 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected_group,
 
     Parameters
     ----------
-    X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps
+    X, groups, coef, intercept, weights, steps, protected_group, encoder, immutable, bounds, tolerance, max_steps
         As in :func:`raguel`.
     n_blocks : int, optional
     block_size : int, optional
@@ -1689,8 +1333,9 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected_group,
     """
     start = time.perf_counter()
     beta = _check_beta(beta)
-    A, columns, index, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
-        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps)
+    problem, engine, codes, labels, P, p, alpha, t, rank0 = _setup_rerank(
+        X, groups, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance, max_steps, encoder)
+    A, index = problem.A, problem.index
     n, G = A.shape[0], len(labels)
     sizes = _block_sizes(n, n_blocks, block_size)
     nb = len(sizes)
@@ -1817,7 +1462,7 @@ def raguel_block(X, groups, *, coef, intercept, weights, steps, protected_group,
     return RaguelBlockResult(
         order=_frozen(order), X_new=_as_like(X_new, X, index), cost=_frozen(engine.cost0),
         cost_new=_frozen(cost_cur), changed=_frozen(changed),
-        interventions=_interventions(records, columns, A, engine, cost_cur),
+        interventions=_interventions(records, problem, engine, cost_cur),
         exit_at=int(starts[exited[0]]) if exited else None, unattainable=_frozen(np.zeros(0, dtype=int)),
         groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected_group=tuple(labels[i] for i in P),
         p={labels[i]: float(v) for i, v in zip(P, p)}, tolerance=t, beta=beta,

@@ -36,6 +36,8 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
+from ._validation import check_do, restore_dtype
+
 __all__ = ["AdditiveNoiseSCM"]
 
 
@@ -101,42 +103,6 @@ def _check_frame(frame, nodes, what: str) -> pd.DataFrame:
                 "drop or impute those rows first."
             )
     return frame
-
-
-def _check_do(do, dag: nx.DiGraph, n_rows: int) -> dict:
-    """Interventions as {node: float array of n_rows values}; shared with the synthetic worlds."""
-    if not isinstance(do, Mapping):
-        raise TypeError(f"do must be a dict mapping node -> value (e.g. {{'gender': 0}}), got {type(do).__name__}.")
-    out = {}
-    for node, value in do.items():
-        if node not in dag:
-            raise ValueError(
-                f"do names {node!r}, which is not a node of the DAG; nodes are {_node_list(dag)}."
-            )
-        values = np.asarray(value)
-        if values.ndim == 0:
-            values = np.full(n_rows, values.item())
-        if values.ndim != 1 or len(values) != n_rows:
-            raise ValueError(
-                f"do[{node!r}] has shape {np.shape(value)}; give one scalar or one value per row ({n_rows})."
-            )
-        try:
-            values = values.astype(float)
-        except (TypeError, ValueError):
-            raise TypeError(f"do[{node!r}] must hold numbers, got dtype {values.dtype}.") from None
-        if not np.isfinite(values).all():
-            raise ValueError(f"do[{node!r}] holds NaN or infinite values; give finite numbers.")
-        out[node] = values
-    return out
-
-
-def _restore_dtype(values: np.ndarray, like: pd.Series) -> np.ndarray:
-    """Keep an integer (or bool) column's dtype when every new value is a whole number."""
-    if pd.api.types.is_integer_dtype(like) and np.array_equal(values, np.round(values)):
-        return values.astype(like.dtype)
-    if pd.api.types.is_bool_dtype(like) and np.isin(values, (0.0, 1.0)).all():
-        return values.astype(bool)
-    return values
 
 
 class AdditiveNoiseSCM:
@@ -370,7 +336,7 @@ class AdditiveNoiseSCM:
         """
         self._check_fitted()
         _check_frame(frame, self.order_, "frame")
-        interventions = _check_do(do, self.dag, len(frame))
+        interventions = check_do(do, self.dag, len(frame))
         noise = self.abduct(frame)
         changed = set()
         for node in interventions:
@@ -379,7 +345,7 @@ class AdditiveNoiseSCM:
 
         out = frame.copy(deep=True)
         for node, values in interventions.items():
-            out[node] = _restore_dtype(values, frame[node])
+            out[node] = restore_dtype(values, frame[node])
         for node in self.order_:
             if node not in changed:
                 continue
@@ -388,7 +354,7 @@ class AdditiveNoiseSCM:
                 values = np.round(values, self.decimals[node])
             if node in self.bounds:
                 values = np.clip(values, *self.bounds[node])
-            out[node] = _restore_dtype(values, frame[node])
+            out[node] = restore_dtype(values, frame[node])
         return out
 
     # ------------------------------------------------------------------ reporting

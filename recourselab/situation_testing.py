@@ -21,10 +21,22 @@ the range-normalised absolute difference (numeric and ordinal attributes) or
 the overlap distance (categorical attributes, 1 if different). Columns are
 rescaled so that this distance is exactly the L1 distance of the rescaled rows,
 and one KD-tree per search space answers every complainant's query at once.
+
+Input conventions. ``protected`` and ``reference`` are masks (bool, or 0/1 with
+1 = member); ``y_hat`` and ``y_hat_cf`` are decisions (1 = favourable, 0 =
+refused). A missing entry (None, NaN) in any of them is an error, never a
+silently dropped row. ``k`` is a Python or numpy integer (a float such as
+``2.0`` is rejected, as scikit-learn does). Numeric attributes must be finite.
+pandas inputs given next to a DataFrame ``X`` must carry ``X``'s index (rows are
+matched by position, so a reordered Series would silently pair the wrong rows);
+pass ``.to_numpy()`` to match by position on purpose.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,16 +68,29 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
     Parameters
     ----------
     X : pandas.DataFrame or array of shape (n, p)
-        The decision-relevant attributes (not the protected attribute, not the decision).
+        The decision-relevant attributes (not the protected attribute, not the
+        decision). Numeric values must be finite. The columns of an array are
+        named ``x0, x1, ...``; an object array (such as ``frame.to_numpy()`` of
+        a frame with numbers and labels) gets each column's type inferred as a
+        frame's would be, so it gives the same transform as the frame.
     X_cf : same type and shape as X, optional
-        Counterfactual rows, rescaled with X's ranges and categories.
-    categorical : list of str, optional
-        Columns to treat as categorical; default: the non-numeric columns of a frame.
+        Counterfactual rows, rescaled with X's ranges and categories (a
+        DataFrame must have X's index and columns).
+    categorical : str or list of str, optional
+        Columns to treat as categorical; default: the non-numeric columns. An
+        object column that holds numbers is treated as categorical with a
+        warning (pass ``categorical`` or convert the column to say which).
 
     Returns
     -------
     T, T_cf : ndarray
         ``T_cf`` is None when ``X_cf`` is None.
+
+    Raises
+    ------
+    ValueError
+        On missing or infinite values (naming the column and the first row), a
+        mismatch between X and X_cf, or unknown ``categorical`` columns.
 
     Examples
     --------
@@ -75,6 +100,7 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
     >>> float(abs(T[0] - T[1]).sum())   # (10/20 + 1) / 2
     0.75
     """
+    _check_aligned(X, X_cf, "X_cf")
     frame, frame_cf = _as_frame(X, "X"), None if X_cf is None else _as_frame(X_cf, "X_cf")
     if frame_cf is not None:
         if list(frame_cf.columns) != list(frame.columns) or frame_cf.shape != frame.shape:
@@ -83,22 +109,21 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
                 f"{frame.shape} and columns {list(frame.columns)}; give one counterfactual row per factual row "
                 "with the same columns."
             )
-    if categorical is None:
-        categorical = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
-                       or pd.api.types.is_bool_dtype(frame[c])]
-    unknown = [c for c in categorical if c not in frame.columns]
-    if unknown:
-        raise ValueError(f"categorical names columns that X lacks: {unknown}; columns are {list(frame.columns)}.")
     p = frame.shape[1]
     if p == 0:
         raise ValueError("X has no columns; give the decision-relevant attributes.")
+    if len(frame) == 0:
+        raise ValueError("X has 0 rows; give at least one individual.")
+    categorical = _categorical_columns(frame, categorical)
     blocks, blocks_cf = [], []
     for column in frame.columns:
         values = frame[column]
         if values.isna().any():
-            raise ValueError(f"column {column!r} of X has missing values; impute or drop them first.")
+            raise ValueError(f"column {column!r} of X has missing values (first in row {_first_row(values.isna())}); "
+                             "impute or drop them first.")
         if frame_cf is not None and frame_cf[column].isna().any():
-            raise ValueError(f"column {column!r} of X_cf has missing values.")
+            raise ValueError(f"column {column!r} of X_cf has missing values (first in row "
+                             f"{_first_row(frame_cf[column].isna())}); give a complete counterfactual row per row.")
         if column in categorical:
             pool = values if frame_cf is None else pd.concat([values, frame_cf[column]])
             levels = pd.unique(pool)
@@ -111,35 +136,143 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
                 cf[np.arange(len(frame)), index.get_indexer(frame_cf[column])] = 1.0 / (2 * p)
                 blocks_cf.append(cf)
             continue
-        numbers = values.to_numpy(dtype=float)
-        span = float(numbers.max() - numbers.min())
+        numbers_ = _finite_numbers(values, column, "X")
+        span = float(numbers_.max() - numbers_.min())
         scale = 1.0 / (p * span) if span > 0 else 0.0  # a constant column never separates anyone
-        blocks.append((numbers * scale)[:, None])
+        blocks.append((numbers_ * scale)[:, None])
         if frame_cf is not None:
-            blocks_cf.append((frame_cf[column].to_numpy(dtype=float) * scale)[:, None])
+            blocks_cf.append((_finite_numbers(frame_cf[column], column, "X_cf") * scale)[:, None])
     T = np.hstack(blocks)
     return T, (np.hstack(blocks_cf) if frame_cf is not None else None)
 
 
+def _first_row(flags: pd.Series) -> int:
+    return int(np.flatnonzero(flags.to_numpy())[0])
+
+
+def _finite_numbers(values: pd.Series, column, name: str) -> np.ndarray:
+    """A numeric column as floats; infinite values (and non-numbers in X_cf) are errors naming the column."""
+    if not pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        raise ValueError(f"column {column!r} is numeric in X but not in {name} (dtype {values.dtype}); give "
+                         "numbers in both, or name the column in categorical.")
+    numbers_ = values.to_numpy(dtype=float)
+    bad = ~np.isfinite(numbers_)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"column {column!r} of {name} has infinite values (first in row {i}: {numbers_[i]}); the "
+                         "distance needs finite numbers: cap or drop those rows.")
+    return numbers_
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, (bool, np.bool_))
+
+
+def _categorical_columns(frame: pd.DataFrame, categorical) -> list:
+    """The columns the distance treats as categorical: ``categorical`` if given, else the non-numeric ones.
+
+    An object column that holds numbers (only, or mixed with other values) is
+    ambiguous: it is treated as categorical, with a warning that names it.
+    """
+    if categorical is not None:
+        categorical = [categorical] if isinstance(categorical, (str, numbers.Integral)) else list(categorical)
+        unknown = [c for c in categorical if c not in frame.columns]
+        if unknown:
+            raise ValueError(f"categorical names columns that X lacks: {unknown}; columns are {list(frame.columns)}.")
+        return categorical
+    chosen, guessed, as_text = [], [], []
+    for c in frame.columns:
+        column = frame[c]
+        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            continue
+        chosen.append(c)
+        values = column.dropna().to_numpy()
+        if pd.api.types.is_bool_dtype(column) or not len(values):
+            continue
+        if column.dtype == object and any(_is_number(v) for v in values):
+            guessed.append(c)
+        elif all(isinstance(v, str) for v in values) and \
+                pd.to_numeric(pd.Series(values), errors="coerce").notna().all():
+            as_text.append(c)   # e.g. np.array([[1, "a"]]) turns the number 1 into the text "1"
+    if guessed:
+        warnings.warn(
+            f"columns {guessed[:10]} of X have dtype object and hold numbers (only, or mixed with other values); "
+            "they are treated as categorical (a change of value counts 1/p, whatever its size). Convert them "
+            "with pandas.to_numeric if they are numbers, or pass categorical=[...] to say so explicitly.",
+            stacklevel=3,
+        )
+    if as_text:
+        warnings.warn(
+            f"columns {as_text[:10]} of X hold numbers written as text (a numpy array of numbers and labels "
+            "without dtype=object stores every value as text); they are treated as categorical. Pass a "
+            "DataFrame or an object array to keep numbers as numbers, or categorical=[...] to say so explicitly.",
+            stacklevel=3,
+        )
+    return chosen
+
+
 def _as_frame(X, name):
+    """``X`` as a frame with a 0..n-1 index; an object array gets per-column types as a frame would have."""
     if isinstance(X, pd.DataFrame):
         return X.reset_index(drop=True)
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(f"{name} has shape {array.shape}; give a 2-d table (rows = people).")
-    return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
+    frame = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
+    # An object array (e.g. DataFrame.to_numpy() of mixed columns) holds numbers and labels side by side:
+    # infer each column's type, so numbers are distances, not categories, exactly as in the frame.
+    return frame.infer_objects() if array.dtype == object else frame
+
+
+def _check_aligned(X, other, name: str):
+    """A pandas companion of a DataFrame X must have X's index: rows are matched by position.
+
+    (A length mismatch is left to the shape checks, which report it better.)
+    """
+    if isinstance(X, pd.DataFrame) and isinstance(other, (pd.Series, pd.DataFrame)) \
+            and len(other) == len(X) and not other.index.equals(X.index):
+        raise ValueError(
+            f"{name} has a different index from X ({name}'s first labels {list(other.index[:3])}, X's "
+            f"{list(X.index[:3])}); rows are matched by position, so give {name} X's index (e.g. "
+            f"{name}.loc[X.index]) or pass {name}.to_numpy() to match by position on purpose."
+        )
+
+
+_MEANING = {
+    "protected": "True or 1 = in the protected group",
+    "reference": "True or 1 = in the reference group",
+    "y_hat": "decisions: 1 = favourable, 0 = refused",
+    "y_hat_cf": "decisions on the counterfactual rows: 1 = favourable, 0 = refused",
+}
 
 
 def _mask(values, n, name):
-    mask = np.asarray(values)
+    mask = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values)
     if mask.shape != (n,):
         raise ValueError(f"{name} has shape {mask.shape}; give one entry per row of X ({n}).")
     if mask.dtype != bool:
-        unique = set(pd.unique(mask).tolist())
-        if not unique <= {0, 1}:
-            raise ValueError(f"{name} must be boolean or 0/1 (1 = protected); found values {sorted(unique)[:5]}.")
+        missing = pd.isna(mask)
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            raise ValueError(f"{name}[{i}] is missing ({mask[i]!r}); {name} needs a boolean or 0/1 entry for "
+                             f"every row ({_MEANING[name]}).")
+        bad = [v for v in pd.unique(mask) if isinstance(v, str) or v not in (0, 1)]
+        if bad:
+            shown = sorted((_py(v) for v in bad), key=repr)[:5]
+            raise ValueError(f"{name} must be boolean or 0/1 ({_MEANING[name]}); found values {shown}.")
         mask = mask.astype(bool)
     return mask
+
+
+def _py(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k={k!r} must be an integer >= 1 (a Python or numpy int; floats such as 2.0 are "
+                         "not accepted).")
+    return int(k)
 
 
 @dataclass(frozen=True)
@@ -245,19 +378,36 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
     Ties in distance are broken by the lower row position, which makes the
     groups reproducible and equal to a brute-force stable sort.
     """
+    for name, values in (("protected", protected), ("reference", reference), ("X_cf", X_cf)):
+        _check_aligned(X, values, name)
     frame = _as_frame(X, "X")
     n = len(frame)
     protected = _mask(protected, n, "protected")
+    reference = None if reference is None else _mask(reference, n, "reference")
+    return _build_groups(frame, protected, k, _positional(X_cf), reference, categorical)
+
+
+def _positional(table):
+    """A DataFrame with a 0..n-1 index (its alignment with X was checked), else the input unchanged."""
+    return table.reset_index(drop=True) if isinstance(table, pd.DataFrame) else table
+
+
+def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference, categorical) -> Groups:
+    n = len(frame)
+    if n == 0:
+        raise ValueError("X has 0 rows; situation testing needs a protected and a reference group.")
     if protected.all() or not protected.any():
         raise ValueError(
             f"protected has a single value ({'all' if protected.all() else 'no'} rows protected); "
             "situation testing compares a protected group with a reference group."
         )
-    reference = ~protected if reference is None else _mask(reference, n, "reference")
+    if reference is None:
+        reference = ~protected
+    elif not reference.any():
+        raise ValueError("reference selects no rows; the test search space must hold at least k rows.")
     if (reference & protected).any():
         raise ValueError("reference and protected overlap; a row cannot be in both search spaces.")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k={k!r} must be an integer >= 1.")
+    k = _check_k(k)
     complainants = np.flatnonzero(protected)
     if k > len(complainants) - 1:
         raise ValueError(
@@ -274,7 +424,7 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
     control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants)
     reference_rows = np.flatnonzero(reference)
     test = _k_nearest(reference_rows, T[reference_rows], centres, k)
-    return Groups(complainants, control, test, int(k))
+    return Groups(complainants, control, test, k)
 
 
 def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
@@ -293,8 +443,11 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
     p_c, p_t : float or array
         Refusal rates of the control and test groups.
     n : int or array
-        Group size (k, or k + 1 when the search centres are counted).
+        Group size (k, or k + 1 when the search centres are counted): whole
+        numbers >= 1 (a fractional size such as 15.5 is rejected).
     alpha : float, default 0.05
+        Strictly between 0 and 1.
+    one_sided : bool, default True
 
     Returns
     -------
@@ -305,13 +458,23 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
     >>> [round(float(v), 2) for v in wald_ci(13 / 16, 0.0, 16)]   # the paper's Table 2, complainant 55
     [0.65, 0.97]
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 1.")
-    p_c, p_t, n = np.asarray(p_c, dtype=float), np.asarray(p_t, dtype=float), np.asarray(n, dtype=float)
-    if ((p_c < 0) | (p_c > 1) | (p_t < 0) | (p_t > 1)).any():
-        raise ValueError("p_c and p_t are proportions and must lie in [0, 1].")
-    if (n <= 0).any():
-        raise ValueError(f"n={n} must be positive (the group size).")
+    _check_alpha(alpha)
+    arrays = {}
+    for name, value in (("p_c", p_c), ("p_t", p_t), ("n", n)):
+        try:
+            arrays[name] = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numbers (a scalar or an array), got {value!r}.") from None
+    p_c, p_t, n = arrays["p_c"], arrays["p_t"], arrays["n"]
+    for name, values in (("p_c", p_c), ("p_t", p_t)):
+        bad = ~((values >= 0) & (values <= 1))   # also catches NaN
+        if bad.any():
+            first = np.ravel(values)[int(np.flatnonzero(np.ravel(bad))[0])]
+            raise ValueError(f"p_c and p_t are proportions and must lie in [0, 1]; {name} holds {first}.")
+    bad = ~(np.isfinite(n) & (n >= 1) & (n == np.round(n)))
+    if bad.any():
+        first = np.ravel(n)[int(np.flatnonzero(np.ravel(bad))[0])]
+        raise ValueError(f"n={first} must be a whole number >= 1 (the group size, k or k + 1).")
     z = norm.ppf(1 - alpha) if one_sided else norm.ppf(1 - alpha / 2)
     delta = p_c - p_t
     half = z * np.sqrt((p_c * (1 - p_c) + p_t * (1 - p_t)) / n)
@@ -349,14 +512,21 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         :meth:`AdditiveNoiseSCM.counterfactual <recourselab.scm.AdditiveNoiseSCM.counterfactual>`);
         given → CST, absent → ST.
     y_hat_cf : array of 0/1, shape (n,), optional
-        Decisions on the counterfactual rows; needed with ``include_centers`` for CST.
+        Decisions on the counterfactual rows; needed with ``include_centers`` for
+        CST, and meaningless without ``X_cf`` (an error).
     include_centers : bool, default False
     reference : array of bool, optional
         Test search space (default: the non-protected rows); see :func:`build_groups`.
     alpha : float, default 0.05
-        Significance level of the one-sided Wald interval (:func:`wald_ci`).
-    tau : float, default 0.0
-        Minimum difference Δp that counts as discrimination.
+        Significance level of the one-sided Wald interval (:func:`wald_ci`),
+        strictly between 0 and 1.
+    tau : float in [0, 1), default 0.0
+        The minimum deviation: the smallest difference Δp of refusal rates that
+        counts as discrimination (the paper's τ ≥ 0, default 0). Δp is a
+        difference of two proportions, so it lies in [-1, 1]: with τ ≥ 1
+        nothing could ever be flagged, and a negative τ would flag complainants
+        whose control group was refused *less* often than the test group; both
+        are errors.
     categorical : list of str, optional
         Categorical columns for the distance (default: non-numeric columns).
 
@@ -376,6 +546,13 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
     >>> situation_testing(X, protected, y_hat, k=2)["delta_p"].round(2).tolist()
     [1.0, 1.0, 0.5]
     """
+    for name, values in (("protected", protected), ("y_hat", y_hat), ("X_cf", X_cf), ("y_hat_cf", y_hat_cf),
+                         ("reference", reference)):
+        _check_aligned(X, values, name)
+    _check_alpha(alpha)
+    tau = _check_tau(tau)
+    if not isinstance(include_centers, (bool, np.bool_)):
+        raise TypeError(f"include_centers={include_centers!r} must be True or False.")
     frame = _as_frame(X, "X")
     n = len(frame)
     y_hat = _mask(y_hat, n, "y_hat")
@@ -384,11 +561,19 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         if cf_shape != frame.shape:
             raise ValueError(f"X_cf has shape {cf_shape} but X has shape {frame.shape}; give one counterfactual "
                              "row per factual row.")
+    if y_hat_cf is not None:
+        if X_cf is None:
+            raise ValueError("y_hat_cf is given without X_cf; the decisions on counterfactual rows need the rows "
+                             "(pass X_cf for CST, or drop y_hat_cf for ST).")
+        y_hat_cf = _mask(y_hat_cf, n, "y_hat_cf")
     if include_centers:
         if X_cf is not None and y_hat_cf is None:
             raise ValueError("include_centers with counterfactuals needs y_hat_cf, the decisions on X_cf.")
-        centre_decision = y_hat if X_cf is None else _mask(y_hat_cf, n, "y_hat_cf")
-    groups = build_groups(frame, protected, k=k, X_cf=X_cf, reference=reference, categorical=categorical)
+        centre_decision = y_hat if X_cf is None else y_hat_cf
+    protected = _mask(protected, n, "protected")
+    reference = None if reference is None else _mask(reference, n, "reference")
+    groups = _build_groups(frame, protected, k, _positional(X_cf), reference, categorical)
+    k = groups.k
     refused = ~y_hat
     neg_c = refused[groups.control].sum(axis=1).astype(float)
     neg_t = refused[groups.test].sum(axis=1).astype(float)
@@ -408,6 +593,22 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
     )
 
 
+def _check_alpha(alpha) -> float:
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 1 (a significance level, e.g. 0.05).")
+    return float(alpha)
+
+
+def _check_tau(tau) -> float:
+    if isinstance(tau, (bool, np.bool_)) or not isinstance(tau, numbers.Real) or not (math.isfinite(tau)
+                                                                                      and 0 <= tau < 1):
+        raise ValueError(
+            f"tau={tau!r} must lie in [0, 1): it is the minimum difference of refusal rates p_c - p_t that counts "
+            "as discrimination (the paper's default is 0); p_c - p_t never exceeds 1, so tau >= 1 could flag no one."
+        )
+    return float(tau)
+
+
 def counterfactual_fairness(y_hat, y_hat_cf) -> np.ndarray:
     """Counterfactual-fairness violations :cite:p:`kusner2017counterfactual`: refused, but favoured as a counterfactual.
 
@@ -419,6 +620,8 @@ def counterfactual_fairness(y_hat, y_hat_cf) -> np.ndarray:
         raise ValueError(f"y_hat has shape {y_hat.shape} but y_hat_cf has shape {y_hat_cf.shape}; "
                          "give one factual and one counterfactual decision per row.")
     for name, values in (("y_hat", y_hat), ("y_hat_cf", y_hat_cf)):
-        if not set(pd.unique(values).tolist()) <= {0, 1}:
-            raise ValueError(f"{name} must hold 0/1 decisions (1 = favourable).")
+        bad = [v for v in pd.unique(values).tolist() if isinstance(v, str) or v is None or v != v or v not in (0, 1)]
+        if bad:
+            raise ValueError(f"{name} must hold 0/1 decisions (1 = favourable, 0 = refused); found "
+                             f"{sorted(bad, key=repr)[:5]}. A missing decision cannot be compared: drop that row.")
     return (y_hat.astype(int) == 0) & (y_hat_cf.astype(int) == 1)

@@ -58,7 +58,8 @@ def test_table_1_lending_example():
     assert ce[0] == pytest.approx(1.05 + EPS, abs=1e-12)
     m_prime = prediction_ce(ce, LENDING, CREDIT)
     assert m_prime[0] == pytest.approx(0.925, abs=1e-6)
-    assert prediction_ce_matrix(M, CREDIT, [6], policy="knapsack", utility=LENDING)[0, 0] == pytest.approx(0.925, abs=1e-6)
+    m_matrix = prediction_ce_matrix(M, CREDIT, [6], policy="knapsack", utility=LENDING)
+    assert m_matrix[0, 0] == pytest.approx(0.925, abs=1e-6)
     # at m' the applicant is selected; just below they are not
     for m1, expected in ((m_prime[0], True), (0.925 - 1e-4, False)):
         assert knapsack(LENDING.value(np.r_[m1, M[1:]], CREDIT), CREDIT, 6).selected[0] == expected
@@ -77,7 +78,8 @@ def test_table_2_admissions_example():
 
 
 def test_utilities_and_their_inverses():
-    np.testing.assert_allclose(lending_utility(M, CREDIT, 0.05, 1, 0.2), M * (CREDIT * 0.05 + 1) - (1 - M) * 0.2 * CREDIT)
+    np.testing.assert_allclose(lending_utility(M, CREDIT, 0.05, 1, 0.2),
+                               M * (CREDIT * 0.05 + 1) - (1 - M) * 0.2 * CREDIT)
     np.testing.assert_allclose(lending_probability(lending_utility(M, CREDIT, 0.05, 1, 0.2), CREDIT, 0.05, 1, 0.2), M)
     np.testing.assert_allclose(admission_probability(admission_utility(M, 2, 1), 2, 1), M)
     assert admission_utility(0.5, 2, 1) == 0.0  # the paper's G = 2, C = 1: positive iff M > 0.5
@@ -150,7 +152,8 @@ def test_utility_ce_all_at_once_equals_naive(pool, policy):
             if weights[i] > capacity:
                 assert np.isinf(fast[i])
             else:
-                t = best_subset(values, weights, capacity, others) - best_subset(values, weights, capacity - weights[i], others)
+                t = (best_subset(values, weights, capacity, others)
+                     - best_subset(values, weights, capacity - weights[i], others))
                 assert fast[i] == pytest.approx(t + EPS, abs=1e-12)
 
 
@@ -266,15 +269,16 @@ def test_validity_shortcut_equals_rerunning_the_allocation(problem, data):
     n = len(proba)
     ce = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility)
     at_tie = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility, eps=1e-12)
-    # new probabilities exactly at a counterfactual, just below one, or anywhere
+    # new probabilities exactly at a counterfactual, just below one, or anywhere in [0, 1] (rerunning the
+    # allocation needs a real probability: the utilities reject values outside [0, 1])
     m_new = np.empty(n)
     for i in range(n):
         j = data.draw(st.integers(0, len(capacities) - 1))
         kind = data.draw(st.sampled_from(["at", "below", "random"]))
-        if kind == "random" or not np.isfinite(ce[j, i]):
-            m_new[i] = data.draw(st.integers(0, 120)) / 100
+        if kind == "random" or not np.isfinite(ce[j, i]) or ce[j, i] > 1:
+            m_new[i] = data.draw(st.integers(0, 100)) / 100
         else:
-            m_new[i] = ce[j, i] if kind == "at" else ce[j, i] - 1e-4
+            m_new[i] = ce[j, i] if kind == "at" else max(ce[j, i] - 1e-4, 0.0)
     shortcut = validity(m_new, proba, weights, capacities, policy=policy, utility=utility)
     rerun = np.zeros((len(capacities), n), dtype=bool)
     band = np.zeros_like(rerun)
@@ -480,3 +484,216 @@ def test_inputs_are_not_mutated():
     knapsack(v, w, 6)
     prediction_ce_matrix(M, w, [3, 6], policy="knapsack", utility=LENDING)
     assert v.tolist() == [0.8, 0.625, 0.5, 0.425] and w.tolist() == [4, 3, 2, 1]
+
+
+# --------------------------------------------------------------------------- bad input, one case per test
+def test_lending_utility_rejects_a_probability_above_one():
+    with pytest.raises(ValueError, match=r"m=1.5 is outside \[0, 1\]; m holds probabilities"):
+        lending_utility(1.5, 4, G1=0.05, G2=1, C=0.2)
+
+
+def test_lending_utility_rejects_an_infinite_probability():
+    with pytest.raises(ValueError, match=r"m=inf is not finite"):
+        lending_utility(np.inf, 4, G1=0.05, G2=1, C=0.2)
+
+
+def test_lending_utility_rejects_a_nan_probability():
+    with pytest.raises(ValueError, match=r"m\[1\]=nan is not finite"):
+        LENDING.value([0.5, np.nan], [4, 3])
+
+
+def test_lending_utility_object_names_the_entry_above_one():
+    with pytest.raises(ValueError, match=r"m\[1\]=1.2 is outside \[0, 1\]"):
+        LENDING.value([0.5, 1.2], [4, 3])
+
+
+def test_admission_utility_rejects_a_negative_probability():
+    with pytest.raises(ValueError, match=r"m\[0\]=-0.1 is outside \[0, 1\]"):
+        admission_utility([-0.1, 0.5], G=1, C=0.6)
+
+
+def test_lending_utility_without_credit_is_reported():
+    with pytest.raises(TypeError, match="credit is None"):
+        lending_utility(0.5, None, G1=0.05, G2=1, C=0.2)
+
+
+def test_prediction_ce_matrix_rejects_probabilities_above_one():
+    with pytest.raises(ValueError, match=r"proba\[1\]=1.3 is outside \[0, 1\]"):
+        prediction_ce_matrix([0.5, 1.3], None, [1], policy="greedy", utility=ADMISSION)
+
+
+def test_prediction_ce_matrix_rejects_infinite_probabilities():
+    with pytest.raises(ValueError, match=r"proba\[0\]=inf is not finite"):
+        prediction_ce_matrix([np.inf, 0.3], None, [1], policy="greedy", utility=ADMISSION)
+
+
+def test_robustness_experiment_rejects_probabilities_above_one():
+    with pytest.raises(ValueError, match=r"proba\[2\]=2 is outside \[0, 1\]"):
+        robustness_experiment([0.5, 0.6, 2.0], None, policy="greedy", utility=ADMISSION,
+                              budget_distribution=BudgetDistribution(1, 1), problems=[np.array([0, 1])])
+
+
+def test_monte_carlo_rejects_a_current_probability_above_one():
+    with pytest.raises(ValueError, match=r"m_i=1.5 must be a probability in \[0, 1\]"):
+        monte_carlo_recourse(1.5, 1, lambda g: ([0.6], None, 1, ADMISSION), 5, 0.5, policy="greedy")
+
+
+def test_monte_carlo_rejects_a_nan_current_probability():
+    with pytest.raises(ValueError, match=r"m_i=nan must be a probability in \[0, 1\]"):
+        monte_carlo_recourse(float("nan"), 1, lambda g: ([0.6], None, 1, ADMISSION), 5, 0.5, policy="greedy")
+
+
+def test_monte_carlo_rejects_sampled_probabilities_outside_the_unit_interval():
+    with pytest.raises(ValueError, match=r"others_proba\[1\]=1.4 is outside \[0, 1\]"):
+        monte_carlo_recourse(0.5, 1, lambda g: ([0.6, 1.4], None, 1, ADMISSION), 5, 0.5, policy="greedy")
+
+
+def test_monte_carlo_rejects_a_whole_float_sample_count():
+    with pytest.raises(ValueError, match=r"n_samples=5.0 must be an integer >= 1"):
+        monte_carlo_recourse(0.5, 1, lambda g: ([0.6], None, 1, ADMISSION), 5.0, 0.5, policy="greedy")
+
+
+def test_prediction_cost_rejects_a_probability_above_one():
+    with pytest.raises(ValueError, match=r"m\[0\]=1.1 is outside \[0, 1\]"):
+        prediction_cost([1.1], [0.5])
+
+
+def test_prediction_cost_rejects_a_negative_target():
+    with pytest.raises(ValueError, match=r"m_prime\[0\]=-0.2 is negative"):
+        prediction_cost([0.5], [-0.2])
+
+
+def test_prediction_cost_keeps_targets_above_one_and_inf():
+    assert prediction_cost([0.5, 0.5], [1.2, np.inf]).tolist() == pytest.approx([0.7, np.inf])
+
+
+def test_validity_rejects_a_nan_new_probability():
+    with pytest.raises(ValueError, match=r"m_new\[0\]=nan is not a number"):
+        validity([np.nan], [0.5], None, [1], policy="greedy", utility=ADMISSION)
+
+
+def test_validity_rejects_a_negative_new_probability():
+    with pytest.raises(ValueError, match=r"m_new\[0\]=-0.5 is negative"):
+        validity([-0.5], [0.5], None, [1], policy="greedy", utility=ADMISSION)
+
+
+def test_validity_accepts_a_counterfactual_above_one_as_documented():
+    # three applicants, one slot: the last one needs m' = 0.8 + eps (admission: (0.2 + 0.6) / 1), which 1.5 reaches
+    shares = validity([1.5, 1.5, np.inf], [0.8, 0.7, 0.6], None, [1], policy="greedy", utility=ADMISSION)
+    assert shares.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_robust_recourse_rejects_rho_nan():
+    with pytest.raises(ValueError, match=r"rho=nan must lie in \[0, 1\]"):
+        robust_recourse([[0.5]], float("nan"))
+
+
+def test_robust_recourse_rejects_rho_inf():
+    with pytest.raises(ValueError, match=r"rho=inf must lie in \[0, 1\]"):
+        robust_recourse([[0.5]], float("inf"))
+
+
+def test_noisy_recourse_rejects_p_nan():
+    with pytest.raises(ValueError, match=r"p=nan must lie in \[0, 1\]"):
+        noisy_recourse([0.5], None, 1, 1.0, float("nan"), policy="greedy", utility=ADMISSION)
+
+
+def test_noisy_recourse_rejects_a_fractional_seed():
+    with pytest.raises(TypeError, match="random_state=1.7 must be None, an int seed"):
+        noisy_recourse([0.5], None, 1, 1.0, 0.5, policy="greedy", utility=ADMISSION, random_state=1.7)
+
+
+def test_noisy_recourse_rejects_a_negative_seed():
+    with pytest.raises(ValueError, match="random_state=-1 must be an int >= 0"):
+        noisy_recourse([0.5], None, 1, 1.0, 0.5, policy="greedy", utility=ADMISSION, random_state=-1)
+
+
+def test_noisy_recourse_rejects_a_whole_float_sample_count():
+    with pytest.raises(ValueError, match=r"n_samples=200.0 must be an integer >= 1"):
+        noisy_recourse([0.5], None, 1, 1.0, 0.5, policy="greedy", utility=ADMISSION, n_samples=200.0)
+
+
+def test_budget_sample_rejects_a_fractional_count():
+    with pytest.raises(ValueError, match=r"n=2.5 must be an integer >= 0"):
+        BudgetDistribution(10, 2).sample(2.5)
+
+
+def test_robustness_experiment_rejects_repeated_levels():
+    with pytest.raises(ValueError, match=r"rhos repeats the level\(s\) \['0.7'\]"):
+        robustness_experiment([0.5, 0.6], None, policy="greedy", utility=ADMISSION,
+                              budget_distribution=BudgetDistribution(1, 1), problems=[np.array([0, 1])],
+                              rhos=(0.7, 0.7))
+
+
+def test_robustness_experiment_rejects_a_level_outside_the_unit_interval():
+    with pytest.raises(ValueError, match=r"ps=1.5 must lie in \[0, 1\]"):
+        robustness_experiment([0.5, 0.6], None, policy="greedy", utility=ADMISSION,
+                              budget_distribution=BudgetDistribution(1, 1), problems=[np.array([0, 1])],
+                              ps=(0.5, 1.5))
+
+
+def test_robustness_experiment_accepts_one_level_as_a_number():
+    res = robustness_experiment([0.9, 0.8, 0.7, 0.6], None, policy="greedy", utility=AdmissionUtility(2, 1),
+                                budget_distribution=BudgetDistribution(2, 1), problems=[np.arange(4)],
+                                rhos=0.9, ps=0.7, n_validation=20, n_test=20)
+    assert res.methods == ("static CE", "0.9-robust", "0.7-noisy", "optimistic")
+
+
+def test_robustness_experiment_rejects_a_whole_float_test_count():
+    with pytest.raises(ValueError, match=r"n_test=100.0 must be an integer >= 1"):
+        robustness_experiment([0.5, 0.6], None, policy="greedy", utility=ADMISSION,
+                              budget_distribution=BudgetDistribution(1, 1), problems=[np.array([0, 1])],
+                              n_test=100.0)
+
+
+def test_infinite_capacity_is_reported_as_not_finite():
+    with pytest.raises(ValueError, match="capacity=inf is not a finite whole number"):
+        knapsack([1.0], [1], np.inf)
+
+
+def test_whole_float_capacity_is_an_amount_and_is_accepted():
+    assert knapsack(M, CREDIT, 6.0).selected.tolist() == knapsack(M, CREDIT, 6).selected.tolist()
+
+
+def test_feature_ce_rejects_fractional_candidate_rows(admissions):
+    from sklearn.linear_model import LogisticRegression
+
+    enc = admissions.encoder().fit(admissions.frame)
+    Z = enc.transform(admissions.frame)
+    model = LogisticRegression(max_iter=1000).fit(Z, admissions.y)
+    with pytest.raises(ValueError, match="candidates has dtype float64; give integer row positions"):
+        feature_ce(model, Z, 0, 0.9, enc, candidates=[1.7, 3.0])
+
+
+def test_feature_ce_rejects_a_whole_float_index(admissions):
+    enc = admissions.encoder().fit(admissions.frame)
+    Z = enc.transform(admissions.frame)
+    with pytest.raises(ValueError, match="index=0.0 must be a row position in Z"):
+        feature_ce(object(), Z, 0.0, 0.9, enc)
+
+
+def test_feature_ce_rejects_a_negative_target(admissions):
+    enc = admissions.encoder().fit(admissions.frame)
+    Z = enc.transform(admissions.frame)
+    with pytest.raises(ValueError, match="m_prime=-0.1 is negative"):
+        feature_ce(object(), Z, 0, -0.1, enc)
+
+
+def test_monte_carlo_names_the_sampled_weights_in_errors():
+    with pytest.raises(ValueError, match=r"others_weights\[0\]=2 but the greedy policy gives every applicant one slot"):
+        monte_carlo_recourse(0.5, 1, lambda g: ([0.6], [2], 1, ADMISSION), 5, 0.5, policy="greedy")
+
+
+def test_lending_probability_rejects_minus_infinity():
+    with pytest.raises(ValueError, match="v=-inf: a utility of -inf has no probability"):
+        lending_probability(-np.inf, 4, G1=0.05, G2=1, C=0.2)
+
+
+def test_prediction_ce_rejects_a_nan_utility():
+    with pytest.raises(ValueError, match=r"v_prime\[1\]=nan is not a number"):
+        prediction_ce([0.1, np.nan], ADMISSION)
+
+
+def test_robust_recourse_rejects_negative_counterfactuals():
+    with pytest.raises(ValueError, match=r"ce_samples\[1\]=-0.3 is negative"):
+        robust_recourse([[0.5], [-0.3]], 0.5)

@@ -4,20 +4,21 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from recourselab.burden import (
     attribute_change_frequency,
-    group_vs_individual_cost,
     auc_table,
     cauc,
     cost_grid,
     dauc,
+    group_vs_individual_cost,
     k_grid,
     kauc,
     minimum_resources,
     minimum_resources_table,
+    nice_values,
 )
 from recourselab.features import Encoder, FeatureSpec
 
@@ -164,7 +165,8 @@ def test_auc_table_has_one_row_per_metric_and_parameter():
     C[:, 0] = 1.0
     table = auc_table(C, np.repeat(["f", "m"], 6), k_values=[1, 2], d_values=[1.0, 2.0], c_values=[0.5, 1.0])
     assert list(table.index.get_level_values(0)) == ["kAUC"] * 2 + ["dAUC"] * 2 + ["cAUC"] * 2
-    assert set(table.columns.get_level_values(0)) == {"f", "m"}
+    assert set(table.columns.get_level_values(0)) == {"f", "m", "shared scale"}
+    assert set(table["shared scale"].columns) == {"grid", "normalised by"}
     assert ((table.xs("score", axis=1, level=1) >= 0) & (table.xs("score", axis=1, level=1) <= 1)).all().all()
 
 
@@ -196,3 +198,340 @@ def test_group_cost_is_never_below_the_individual_optimum_and_meets_it_with_enou
     assert table["served"].tolist()[0] == 10
     last = table.iloc[-1]  # k = number of candidates: everyone gets their own best
     assert last["extra cost (%)"] == pytest.approx(0.0, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- group metrics on one scale
+
+
+def two_groups(seed=3):
+    """Two groups of six factuals, costs in quarters; everyone reaches candidate 0, so every c is reachable."""
+    rng = np.random.default_rng(seed)
+    C = np.where(rng.random((12, 6)) < 0.5, np.round(rng.random((12, 6)) * 12) / 4 + 0.25, np.inf)
+    C[:, 0] = np.where(np.isfinite(C[:, 0]), C[:, 0], 3.0)
+    return C, np.repeat(["a", "b"], 6)
+
+
+AUC_PARAMETERS = dict(k_values=[1, 2], d_values=[1.0, 2.0], c_values=[0.25, 0.5, 1.0])
+
+
+def test_auc_table_scores_every_group_on_one_grid_and_one_ceiling():
+    inf = np.inf
+    C = np.array([
+        [1.0, inf, 2.0],   # group a needs two counterfactuals (k0 = 2), costs up to 2
+        [inf, 2.0, inf],
+        [1.5, 0.5, inf],
+        [inf, inf, 3.0],   # group b needs one (k0 = 1), costs up to 9
+        [inf, inf, 9.0],
+        [inf, inf, 4.0],
+    ])
+    groups = np.repeat(["a", "b"], 3)
+    # on its own scale, b would be integrated over k = 1 only and a would be divided by 2, b by 9
+    assert cauc(C[3:], 1.0).curve["k"].tolist() == [1]
+    table = auc_table(C, groups, **AUC_PARAMETERS)
+    k_max = 2
+    assert table.attrs["d_grid"] == tuple(cost_grid(C).tolist())
+    assert table.attrs["k_grid_dauc"] == tuple(k_grid(k_max, 12).tolist())
+    assert table.attrs["k_grid_cauc"] == tuple(k_grid(k_max, 25).tolist())
+    assert table.attrs["cost_ceiling"] == 9.0
+    for g in "ab":
+        Cg = C[groups == g]
+        for k in AUC_PARAMETERS["k_values"]:
+            assert table.loc[("kAUC", k), (g, "score")] == kauc(Cg, k, table.attrs["d_grid"]).score
+        for d in AUC_PARAMETERS["d_values"]:
+            assert table.loc[("dAUC", d), (g, "score")] == dauc(Cg, d, table.attrs["k_grid_dauc"]).score
+        for c in AUC_PARAMETERS["c_values"]:
+            shared = cauc(Cg, c, table.attrs["k_grid_cauc"], cost_ceiling=9.0)
+            assert table.loc[("cAUC", c), (g, "score")] == shared.score
+    # the scale is stated where a reader of the displayed table sees it
+    scale = table["shared scale"]
+    n_dauc = len(table.attrs["k_grid_dauc"])
+    assert scale.loc[("kAUC", 1), "grid"] == f"d: 12 points, {C[np.isfinite(C)].min():.3g}–9"
+    assert scale.loc[("dAUC", 1.0), "grid"] == f"k: {n_dauc} points, 1–{k_max}"
+    assert scale.loc[("cAUC", 1.0), "normalised by"] == "cost ceiling 9 × k range"
+    assert scale.loc[("kAUC", 2), "normalised by"] == "full coverage × d range"
+
+
+def test_auc_table_with_one_group_equals_the_single_group_defaults():
+    C, _ = two_groups()
+    table = auc_table(C, np.zeros(len(C), dtype=int), **AUC_PARAMETERS)
+    assert table.loc[("kAUC", 2), (0, "score")] == kauc(C, 2).score
+    assert table.loc[("dAUC", 1.0), (0, "score")] == dauc(C, 1.0).score
+    assert table.loc[("cAUC", 0.5), (0, "score")] == cauc(C, 0.5).score
+
+
+def test_auc_table_uses_and_states_the_grids_and_ceiling_it_is_given():
+    C, groups = two_groups()
+    table = auc_table(C, groups, **AUC_PARAMETERS, d_grid=[0.5, 1.0, 4.0], k_grid_dauc=[1, 3], k_grid_cauc=[2, 4],
+                      cost_ceiling=20.0)
+    assert table.attrs == {"d_grid": (0.5, 1.0, 4.0), "k_grid_dauc": (1, 3), "k_grid_cauc": (2, 4),
+                           "cost_ceiling": 20.0}
+    Ca = C[groups == "a"]
+    assert table.loc[("cAUC", 1.0), ("a", "score")] == cauc(Ca, 1.0, [2, 4], cost_ceiling=20.0).score
+    assert table.loc[("dAUC", 2.0), ("a", "saturation")] == dauc(Ca, 2.0, [1, 3]).saturation
+    assert table.loc[("kAUC", 1), ("shared scale", "grid")] == "d: 3 points, 0.5–4"
+    assert table.loc[("cAUC", 0.25), ("shared scale", "grid")] == "k: 2 points, 2–4"
+
+
+@pytest.mark.parametrize("ceiling", [20.0, None])
+def test_doubling_one_groups_costs_changes_its_cauc_and_leaves_the_others_unchanged(ceiling):
+    """The acceptance test of issue 12, with a given ceiling and with the default one."""
+    C, groups = two_groups()
+    C[8, 5] = 50.0  # group b holds the largest cost, so the default ceiling does not move when a's costs double
+    doubled = C.copy()
+    doubled[groups == "a"] *= 2
+    before = auc_table(C, groups, **AUC_PARAMETERS, cost_ceiling=ceiling)
+    after = auc_table(doubled, groups, **AUC_PARAMETERS, cost_ceiling=ceiling)
+    assert before.attrs["cost_ceiling"] == after.attrs["cost_ceiling"] == (ceiling or 50.0)
+    assert before.loc["cAUC", "b"].equals(after.loc["cAUC", "b"])  # exactly
+    a_before, a_after = before.loc["cAUC", ("a", "score")], after.loc["cAUC", ("a", "score")]
+    assert (a_after >= a_before).all()  # lower is better: doubled costs never score better
+    assert a_after.loc[1.0] > a_before.loc[1.0]
+    assert after.loc[("cAUC", 1.0), ("a", "best")] == 2 * before.loc[("cAUC", 1.0), ("a", "best")]
+
+
+def test_full_coverage_cauc_tells_apart_groups_whose_costs_differ_by_a_factor():
+    C, _ = two_groups()
+    Ca = C[:6]
+    # each group on its own scale (own ceiling, own grid): the factor 2 is invisible, the issue's bug
+    assert cauc(Ca, 1.0).score == cauc(2 * Ca, 1.0).score
+    table = auc_table(np.vstack([Ca, 2 * Ca]), np.repeat(["a", "b"], 6), k_values=[1], d_values=[1.0],
+                      c_values=[1.0])
+    a, b = table.loc[("cAUC", 1.0), ("a", "score")], table.loc[("cAUC", 1.0), ("b", "score")]
+    assert a < b < 1.0
+    assert b == pytest.approx(2 * a)  # no point is capped: the ceiling is b's largest cost
+
+
+@given(cost_matrices(max_rows=6, max_cols=4), st.sampled_from([0.5, 1.0]), st.sampled_from([1.0, 4.0, 100.0]))
+def test_cauc_never_improves_when_costs_double_under_one_ceiling(C, c, ceiling):
+    assume(np.isfinite(C).any())
+    assert cauc(2 * C, c, [1, 2, 3], cost_ceiling=ceiling).score >= cauc(C, c, [1, 2, 3], cost_ceiling=ceiling).score
+
+
+@given(cost_matrices(max_rows=8, max_cols=4), st.data())
+def test_doubling_one_group_leaves_the_other_groups_auc_rows_unchanged(C, data):
+    groups = np.array(data.draw(st.lists(st.sampled_from("ab"), min_size=len(C), max_size=len(C))))
+    coverable = np.isfinite(C).any(axis=1)
+    assume(all(coverable[groups == g].any() for g in "ab"))
+    doubled = C.copy()
+    doubled[groups == "a"] *= 2
+    kw = dict(k_values=[1], d_values=[1.0], c_values=[0.5, 1.0], d_grid=[0.5, 1.0, 2.0], cost_ceiling=100.0)
+    before, after = auc_table(C, groups, **kw), auc_table(doubled, groups, **kw)
+    assert before["b"].equals(after["b"])
+    assert (after.loc["cAUC", ("a", "score")] >= before.loc["cAUC", ("a", "score")]).all()
+
+
+def test_auc_table_rejects_a_group_nobody_in_it_can_help():
+    C, groups = two_groups()
+    C[groups == "b"] = np.inf
+    with pytest.raises(ValueError, match="groups: group 'b' has no coverable factual"):
+        auc_table(C, groups, **AUC_PARAMETERS)
+
+
+def test_auc_table_rejects_the_label_of_its_scale_columns():
+    C, _ = two_groups()
+    with pytest.raises(ValueError, match="'shared scale'"):
+        auc_table(C, np.repeat(["a", "shared scale"], 6), **AUC_PARAMETERS)
+
+
+def test_cost_grid_is_one_threshold_when_every_finite_cost_is_the_same():
+    C = np.array([[1.0, np.inf], [1.0, 1.0]])
+    assert cost_grid(C).tolist() == [1.0]
+    assert kauc(C, 1).score == 1.0
+
+
+def test_attribute_change_frequency_keeps_a_group_with_no_covered_factual():
+    enc, factuals, candidates = acf_example()
+    table = attribute_change_frequency(enc, factuals, candidates, [0, 1, -1], groups=["x", "x", "y"])
+    assert table.index.tolist() == ["x", "y"]
+    assert table.loc["y", "covered"] == 0 and table.loc["y", ["age", "job", "sex"]].isna().all()
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def acf_example():
+    specs = [FeatureSpec("age", "continuous", "increase"), FeatureSpec("job", "categorical"),
+             FeatureSpec("sex", "binary", "immutable", order=["f", "m"])]
+    frame = pd.DataFrame({"age": [20, 30, 20, 40], "job": ["a", "a", "b", "b"], "sex": ["f", "f", "f", "f"]})
+    enc = Encoder(specs).fit(frame)
+    Z = enc.transform(frame)
+    return enc, Z[:3], Z[[1, 3]]
+
+
+SMALL = np.array([[1.0, np.inf, 3.0], [np.inf, 2.0, 0.5], [2.0, np.inf, np.inf]])
+
+
+@pytest.mark.parametrize("ceiling", [0.0, -1.0])
+def test_cauc_rejects_a_cost_ceiling_that_is_not_positive(ceiling):
+    with pytest.raises(ValueError, match=r"cost_ceiling=-?[01]\.0 must be a finite cost > 0"):
+        cauc(SMALL, 0.5, cost_ceiling=ceiling)
+
+
+@pytest.mark.parametrize("ceiling", [np.nan, np.inf])
+def test_cauc_rejects_a_nan_or_infinite_cost_ceiling(ceiling):
+    with pytest.raises(ValueError, match=r"cost_ceiling=(nan|inf) must be a finite cost > 0"):
+        cauc(SMALL, 0.5, cost_ceiling=ceiling)
+
+
+def test_cauc_rejects_a_cost_ceiling_that_is_not_a_number():
+    with pytest.raises(TypeError, match="cost_ceiling=True must be a number"):
+        cauc(SMALL, 0.5, cost_ceiling=True)
+
+
+def test_cauc_default_ceiling_of_all_zero_costs_is_an_error():
+    with pytest.raises(ValueError, match="default cost_ceiling .* is 0"):
+        cauc(np.array([[0.0, np.inf], [np.inf, 0.0]]), 1.0)
+
+
+def test_auc_table_rejects_a_bad_cost_ceiling():
+    C, groups = two_groups()
+    with pytest.raises(ValueError, match="cost_ceiling=0.0"):
+        auc_table(C, groups, **AUC_PARAMETERS, cost_ceiling=0.0)
+
+
+def test_kauc_rejects_a_fractional_k():
+    with pytest.raises(TypeError, match=r"k=2.7 must be an integer"):
+        kauc(SMALL, 2.7)
+
+
+def test_kauc_rejects_a_bool_k():
+    with pytest.raises(TypeError, match=r"k=True must be an integer"):
+        kauc(SMALL, True)
+
+
+def test_kauc_rejects_k_below_one():
+    with pytest.raises(ValueError, match=r"k=0 must be at least 1"):
+        kauc(SMALL, 0)
+
+
+def test_kauc_accepts_a_numpy_integer_k():
+    assert kauc(SMALL, np.int64(2)).score == kauc(SMALL, 2).score
+
+
+def test_dauc_rejects_a_fractional_k_values_entry():
+    with pytest.raises(TypeError, match=r"k_values\[1\]=2.5 must be an integer"):
+        dauc(SMALL, 1.0, [1, 2.5])
+
+
+def test_dauc_rejects_bool_k_values():
+    with pytest.raises(TypeError, match=r"k_values\[0\]=True must be an integer"):
+        dauc(SMALL, 1.0, [True, 2])
+
+
+def test_cauc_rejects_a_fractional_k_values_entry():
+    with pytest.raises(TypeError, match=r"k_values\[0\]=1.5 must be an integer"):
+        cauc(SMALL, 1.0, np.array([1.5, 2.0]))
+
+
+@pytest.mark.parametrize("d", [np.nan, -1.0, np.inf])
+def test_dauc_rejects_a_threshold_that_is_not_a_finite_cost(d):
+    with pytest.raises(ValueError, match=r"d=(nan|-1.0|inf) must be a finite cost >= 0"):
+        dauc(SMALL, d)
+
+
+def test_cost_grid_rejects_a_fractional_n():
+    with pytest.raises(TypeError, match=r"n=2.7 must be an integer"):
+        cost_grid(SMALL, 2.7)
+
+
+def test_cost_grid_rejects_a_nan_start():
+    with pytest.raises(ValueError, match=r"start=nan must be a finite cost"):
+        cost_grid(SMALL, start=np.nan)
+
+
+def test_k_grid_rejects_a_fractional_k_max():
+    with pytest.raises(TypeError, match=r"k_max=5.5 must be an integer"):
+        k_grid(5.5)
+
+
+def test_k_grid_rejects_a_fractional_n():
+    with pytest.raises(TypeError, match=r"n=3.5 must be an integer"):
+        k_grid(5, 3.5)
+
+
+def test_k_grid_rejects_n_below_two():
+    with pytest.raises(ValueError, match=r"n=0 must be at least 2"):
+        k_grid(5, 0)
+
+
+def test_nice_values_rejects_a_fractional_n():
+    with pytest.raises(TypeError, match=r"n=4.5 must be an integer"):
+        nice_values(0.0, 1.0, 4.5)
+
+
+def test_auc_table_rejects_a_fractional_k_values_entry():
+    C, groups = two_groups()
+    with pytest.raises(TypeError, match=r"k_values\[1\]=2.7 must be an integer"):
+        auc_table(C, groups, k_values=[1, 2.7], d_values=[1.0], c_values=[1.0])
+
+
+@pytest.mark.parametrize("name", ["k_grid_dauc", "k_grid_cauc"])
+def test_auc_table_rejects_a_fractional_k_grid_entry(name):
+    C, groups = two_groups()
+    with pytest.raises(TypeError, match=rf"{name}\[1\]=1.5 must be an integer"):
+        auc_table(C, groups, **AUC_PARAMETERS, **{name: [1, 1.5]})
+
+
+def test_auc_table_rejects_a_c_value_outside_zero_one():
+    C, groups = two_groups()
+    with pytest.raises(ValueError, match=r"c_values\[1\]=1.5 must lie in \(0, 1\]"):
+        auc_table(C, groups, k_values=[1], d_values=[1.0], c_values=[0.5, 1.5])
+
+
+def test_auc_table_rejects_a_nan_d_value():
+    C, groups = two_groups()
+    with pytest.raises(ValueError, match=r"d_values\[0\]=nan must be a finite cost"):
+        auc_table(C, groups, k_values=[1], d_values=[np.nan], c_values=[0.5])
+
+
+def test_group_vs_individual_cost_rejects_a_fractional_k_values_entry():
+    with pytest.raises(TypeError, match=r"k_values\[1\]=1.5 must be an integer"):
+        group_vs_individual_cost(SMALL, [1, 1.5])
+
+
+def test_attribute_change_frequency_rejects_a_fractional_assignment():
+    enc, factuals, candidates = acf_example()
+    with pytest.raises(TypeError, match=r"assignment\[1\]=1.5 must be an integer"):
+        attribute_change_frequency(enc, factuals, candidates, [0, 1.5, -1])
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_attribute_change_frequency_rejects_missing_group_labels(missing):
+    enc, factuals, candidates = acf_example()
+    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 1"):
+        attribute_change_frequency(enc, factuals, candidates, [0, 1, -1], groups=["x", missing, "y"])
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_minimum_resources_table_rejects_missing_group_labels(missing):
+    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 2"):
+        minimum_resources_table(SMALL, ["a", "b", missing])
+
+
+def test_minimum_resources_table_rejects_missing_subgroup_labels():
+    with pytest.raises(ValueError, match=r"subgroups has a missing label \(nan\) at row 0"):
+        minimum_resources_table(SMALL, ["a", "b", "b"], [np.nan, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_auc_table_rejects_missing_group_labels(missing):
+    C, groups = two_groups()
+    groups = groups.astype(object)
+    groups[4] = missing
+    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 4"):
+        auc_table(C, groups, **AUC_PARAMETERS)
+
+
+def test_a_missing_label_in_a_series_is_reported_with_its_index_label():
+    groups = pd.Series(["a", "b", None], index=[10, 11, 12])
+    with pytest.raises(ValueError, match=r"at row 2 \(index label 12\)"):
+        minimum_resources_table(SMALL, groups)
+
+
+@pytest.mark.parametrize("function", [minimum_resources, lambda C: kauc(C, 1), lambda C: cauc(C, 1.0),
+                                      lambda C: auc_table(C, ["a", "b", "b"], **AUC_PARAMETERS)])
+def test_a_nan_cost_is_a_clear_error(function):
+    C = SMALL.copy()
+    C[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"C has NaN costs \(first at row 1, column 2\); use np.inf"):
+        function(C)

@@ -32,7 +32,7 @@ def random_params(seed, sizes, dtype=np.float64):
     """Random network parameters in the module's layout (He-like scale, non-zero biases)."""
     rng = np.random.default_rng(seed)
     params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         W = rng.normal(size=(fan_in, fan_out)) * np.sqrt(2.0 / fan_in)
         c = rng.normal(size=fan_out) * 0.3
         params.append((jnp.asarray(W, dtype), jnp.asarray(c, dtype)))
@@ -374,7 +374,7 @@ def test_fairlearn_reductions_and_post_processing_run_and_are_explained():
     B = label_group_baselines(X, y, a)
     G = integrated_gradients(eg, X[:5], B[:5], steps=4)
     expected = sum(w * integrated_gradients(p, X[:5], B[:5], steps=4)
-                   for p, w in zip(eg.predictors_, eg.weights_) if w > 0)
+                   for p, w in zip(eg.predictors_, eg.weights_, strict=True) if w > 0)
     assert np.allclose(G, expected)
     to = ThresholdOptimizer(estimator=base, constraints="equalized_odds", predict_method="predict_proba",
                             objective="balanced_accuracy_score").fit(X, y, sensitive_features=a)
@@ -497,3 +497,145 @@ def test_make_cec_synthetic():
     assert everything - fin_only < 0.005
     assert abs(data.y[frame["group"] == 1].mean() - data.y[frame["group"] == 0].mean()) < 0.03
     assert make_cec_synthetic(50, random_state=0).frame.equals(make_cec_synthetic(50, random_state=0).frame)
+
+
+# --------------------------------------------------------------------------- bad input, one case per test
+@pytest.fixture(scope="module")
+def tiny_mlp():
+    X, y, _ = small_problem(60)
+    return MLPClassifier(hidden_layer_sizes=(4,), epochs=1, random_state=0).fit(X, y), X
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "decision_function"])
+def test_unfitted_mlp_raises_not_fitted_error(method):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted yet; call fit"):
+        getattr(MLPClassifier(), method)(np.zeros((2, 3)))
+
+
+def test_unfitted_mlp_score_raises_not_fitted_error():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        MLPClassifier().score(np.zeros((2, 3)), [0, 1])
+
+
+def test_unfitted_mlp_cannot_be_explained():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        integrated_gradients(MLPClassifier(), np.zeros((2, 3)), np.zeros(3))
+
+
+def test_mlp_predicts_no_rows_with_scikit_learn_shapes(tiny_mlp):
+    model, X = tiny_mlp
+    empty = X[:0]
+    assert model.predict(empty).shape == (0,)
+    assert model.predict_proba(empty).shape == (0, 2)
+    assert model.decision_function(empty).shape == (0,)
+
+
+def test_mlp_rejects_a_fractional_seed():
+    X, y, _ = small_problem(20)
+    with pytest.raises(TypeError, match="random_state=1.7 must be None, an int >= 0"):
+        MLPClassifier(hidden_layer_sizes=(2,), epochs=1, random_state=1.7).fit(X, y)
+
+
+def test_mlp_rejects_a_whole_float_epoch_count():
+    X, y, _ = small_problem(20)
+    with pytest.raises(ValueError, match=r"epochs=2.0 must be an integer >= 1"):
+        MLPClassifier(hidden_layer_sizes=(2,), epochs=2.0).fit(X, y)
+
+
+def test_mlp_rejects_a_nan_dropout():
+    X, y, _ = small_problem(20)
+    with pytest.raises(ValueError, match="dropout=nan must be a number"):
+        MLPClassifier(hidden_layer_sizes=(2,), dropout=float("nan")).fit(X, y)
+
+
+def test_infinite_input_names_the_column():
+    model = types.SimpleNamespace(coef_=np.ones((1, 2)), intercept_=np.zeros(1))
+    X = pd.DataFrame({"income": [1.0, np.inf], "debt": [0.0, 1.0]})
+    with pytest.raises(ValueError, match=r"column 'income' of X has infinite values \(first in row 1\)"):
+        integrated_gradients(model, X, np.zeros(2))
+
+
+def test_infinite_financial_feature_is_rejected():
+    X = pd.DataFrame({"income": [1.0, 2.0, -np.inf, 4.0]})
+    with pytest.raises(ValueError, match="financial feature 'income' of X has infinite values"):
+        match_counterfactuals(X, [1, 1, 1, 1], ["f", "m", "f", "m"], ["income"])
+
+
+def test_repeated_financial_feature_is_rejected():
+    X = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match=r"financial names \['income'\] more than once"):
+        match_counterfactuals(X, [1, 1, 1, 1], ["f", "m", "f", "m"], ["income", "income"])
+
+
+def test_fractional_financial_position_is_rejected():
+    with pytest.raises(ValueError, match=r"financial=\[0.0\] must be column positions"):
+        match_counterfactuals(np.ones((4, 2)), [1, 1, 1, 1], ["f", "m", "f", "m"], [0.0])
+
+
+def test_none_group_label_is_an_error_not_a_dropped_row():
+    X = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match=r"groups\[2\] is missing"):
+        match_counterfactuals(X, [1, 1, 1, 1], ["f", "m", None, "m"], ["income"])
+
+
+def test_pool_labels_of_the_wrong_length_name_the_pool():
+    X = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match="y_pool has 3 entries but X_pool has 4 rows"):
+        match_counterfactuals(X, [1, 1, 1, 1], ["f", "m", "f", "m"], ["income"], X_pool=X, y_pool=[1, 1, 1],
+                              groups_pool=["f", "m", "f", "m"])
+
+
+def test_none_label_is_an_error():
+    with pytest.raises(ValueError, match=r"y\[0\] is missing"):
+        label_group_means(np.ones((4, 1)), [None, 1, 0, 0], ["f", "m", "f", "m"])
+
+
+def test_matching_tau_nan_is_rejected():
+    X = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match="tau=nan must be None or a distance >= 0"):
+        match_counterfactuals(X, [1, 1, 1, 1], ["f", "m", "f", "m"], ["income"], tau=float("nan"))
+
+
+def test_regimes_threshold_nan_is_rejected():
+    with pytest.raises(ValueError, match=r"threshold=nan must lie in \[0, 1\]"):
+        regimes([0.1], [1], [1], threshold=float("nan"))
+
+
+def test_regimes_score_inf_is_rejected():
+    with pytest.raises(ValueError, match=r"score must lie in \[0, 1\] without NaN"):
+        regimes([np.inf], [1], [1])
+
+
+def test_evaluate_method_rejects_a_missing_partner_group(tiny_mlp):
+    model, X = tiny_mlp
+    y, a = (X[:, 0] > 0).astype(int), X[:, 2].astype(int)
+    groups_cf = (1 - a).astype(object)
+    groups_cf[3] = None
+    with pytest.raises(ValueError, match=r"groups_cf\[3\]=None is not one of the two groups \[0, 1\], but row 3"):
+        cec.evaluate_method(model, X, y, a, X_cf=X, groups_cf=groups_cf, baselines=X.mean(axis=0), steps=4)
+
+
+def test_evaluate_method_rejects_threshold_nan_before_any_work(tiny_mlp):
+    model, X = tiny_mlp
+    y, a = (X[:, 0] > 0).astype(int), X[:, 2].astype(int)
+    with pytest.raises(ValueError, match=r"threshold=nan must lie in \[0, 1\]"):
+        cec.evaluate_method(model, X, y, a, X_cf=X, groups_cf=1 - a, baselines=X.mean(axis=0),
+                            threshold=float("nan"))
+
+
+def test_cross_validation_rejects_a_whole_float_fold_count():
+    X, y, a = small_problem(40)
+    with pytest.raises(ValueError, match=r"n_splits=2.0 must be an integer >= 2"):
+        cross_validate_methods(X, y, a, [0], methods=["unconstrained"], n_splits=2.0)
+
+
+def test_cross_validation_rejects_a_fractional_seed():
+    X, y, a = small_problem(40)
+    with pytest.raises(TypeError, match="random_state=0.5 must be an int >= 0"):
+        cross_validate_methods(X, y, a, [0], methods=["unconstrained"], random_state=0.5)

@@ -4,7 +4,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab.counterfactuals import describe_changes, nearest_counterfactuals, recourse_by_group
+from recourselab.counterfactuals import (
+    NO_COUNTERFACTUAL,
+    describe_changes,
+    nearest_counterfactuals,
+    recourse_by_group,
+)
 from recourselab.features import Encoder, FeatureSpec
 
 from strategies import slow_feasible, specs_and_frames
@@ -31,7 +36,7 @@ def test_nearest_counterfactuals_match_brute_force(data, k, norm, feasible_only)
         got = res.cost[i][np.isfinite(res.cost[i])]
         np.testing.assert_allclose(got, expected, atol=1e-9)
         for j, c in zip(res.index[i], res.cost[i]):
-            if j >= 0:
+            if j != NO_COUNTERFACTUAL:
                 assert c == pytest.approx(enc.cost(factual[i], candidates[j], norm=norm)[0], abs=1e-9)
                 assert not feasible_only or enc.feasible(factual[i], candidates[j])[0]
             else:
@@ -42,14 +47,50 @@ def test_nearest_counterfactuals_on_german_credit_are_feasible(german, german_en
     Z = german_encoder.transform(german.frame)
     good = german.y.to_numpy() == 1
     res = nearest_counterfactuals(Z[~good], Z[good], german_encoder, n_neighbors=3)
-    found = res.best_index >= 0
+    found = res.has_recourse
     assert 0 < found.sum() < len(found)  # many constraints leave some applicants without any target
     assert german_encoder.feasible(Z[~good][found], Z[good][res.best_index[found]]).all()
     free = nearest_counterfactuals(Z[~good], Z[good], german_encoder, feasible_only=False)
     assert np.all(free.best_cost <= res.best_cost)  # constraints can only make recourse dearer
     table = res.to_frame()
-    assert set(table.columns) == {"factual", "rank", "candidate", "cost"}
-    assert (table["candidate"] >= 0).all()
+    assert list(table.columns) == ["factual", "rank", "candidate", "cost", "found"]
+    assert len(table) == 3 * len(res.cost)  # nobody is dropped, with or without recourse
+    assert (table["candidate"][table["found"]] >= 0).all()
+    assert table["candidate"][~table["found"]].isna().all() and np.isinf(table["cost"][~table["found"]]).all()
+    assert set(table.loc[~table["found"] & (table["rank"] == 1), "factual"]) == set(np.flatnonzero(~found))
+
+
+def test_an_absent_counterfactual_cannot_select_a_row():
+    # issue 12: -1 for "none" let accepted[best_index[i]] silently pick the last accepted applicant
+    specs = [FeatureSpec("age", "continuous", "increase"), FeatureSpec("debt", "continuous")]
+    frame = pd.DataFrame({"age": [40, 30, 20], "debt": [5, 0, 4]})
+    enc = Encoder(specs).fit(frame)
+    Z = enc.transform(frame)
+    accepted = Z[1:]
+    res = nearest_counterfactuals(Z[:1], accepted, enc)  # both accepted people are younger: no recourse
+    assert not res.has_recourse[0] and np.isinf(res.best_cost[0])
+    assert pd.isna(res.best_index[0])
+    assert res.index[0, 0] == NO_COUNTERFACTUAL
+    with pytest.raises(IndexError):
+        accepted[res.best_index[0]]
+    with pytest.raises(IndexError):
+        accepted[res.best_index]
+    with pytest.raises(IndexError):
+        accepted[res.index[:, 0]]
+    frame_out = res.to_frame()
+    assert frame_out["factual"].tolist() == [0] and not frame_out["found"].iloc[0]
+
+
+def test_recourse_by_group_rejects_missing_labels():
+    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 1\)"):
+        recourse_by_group([1.0, 2.0, 3.0], ["a", None, "b"])
+    with pytest.raises(ValueError, match="groups has missing labels"):
+        recourse_by_group([1.0, 2.0], np.array([np.nan, 1.0]))
+
+
+def test_recourse_by_group_rejects_negative_costs():
+    with pytest.raises(ValueError, match="cost has negative values"):
+        recourse_by_group([1.0, -np.inf], ["a", "b"])
 
 
 def test_nearest_counterfactuals_reject_bad_input(german_encoder):

@@ -101,3 +101,110 @@ def test_shipped_files_match_the_checksums_in_provenance():
         recorded = re.search(rf"`{re.escape(name)}` \| [^|]+ \| [^|]+ \| `([0-9a-f]{{64}})`", provenance).group(1)
         raw = gzip.decompress(data_dir.joinpath(name).read_bytes())
         assert hashlib.sha256(raw).hexdigest() == recorded, name
+
+
+# --------------------------------------------------------------------------- bad input, one case per test
+def _frame():
+    return pd.DataFrame({"x": [1.0, 2.0, 3.0], "g": ["a", "b", "a"], "xg": [0, 1, 1], "y": [0, 1, 1]})
+
+
+def test_a_string_protected_names_one_column_not_its_letters():
+    data = Dataset(_frame(), "y", "xg", (FeatureSpec("x", "continuous"),))
+    assert data.protected == ("xg",)
+
+
+def test_a_string_protected_that_is_not_a_column_is_reported_whole():
+    with pytest.raises(ValueError, match=r"protected names columns that frame lacks: \['sex'\]"):
+        Dataset(_frame(), "y", "sex", ())
+
+
+def test_a_feature_spec_for_the_target_is_rejected():
+    with pytest.raises(ValueError, match="features include the target column 'y': a model .* would see the label"):
+        Dataset(_frame(), "y", (), (FeatureSpec("x", "continuous"), FeatureSpec("y", "binary", order=[0, 1])))
+
+
+def test_protected_naming_the_target_is_rejected():
+    with pytest.raises(ValueError, match="protected includes the target column 'y'"):
+        Dataset(_frame(), "y", ("y",), ())
+
+
+def test_missing_protected_values_are_rejected_not_left_out_of_groups():
+    frame = _frame().assign(g=["a", None, "b"])
+    with pytest.raises(ValueError, match=r"protected column 'g' has 1 missing value\(s\) \(first rows: \[1\]\)"):
+        Dataset(frame, "y", ("g",), ())
+
+
+def test_missing_target_values_are_reported_as_missing():
+    frame = _frame().assign(y=[0, None, 1])
+    with pytest.raises(ValueError, match=r"target column 'y' has 1 missing value\(s\) \(first rows: \[1\]\)"):
+        Dataset(frame, "y", (), ())
+
+
+def test_target_with_a_text_label_among_numbers_gets_a_readable_message():
+    frame = _frame().assign(y=pd.Series(["yes", 0, 1], dtype=object))
+    with pytest.raises(ValueError, match=r"target column 'y' must hold 0/1.*'yes'"):
+        Dataset(frame, "y", (), ())
+
+
+def test_a_single_feature_spec_is_one_feature():
+    data = Dataset(_frame(), "y", (), FeatureSpec("x", "continuous"))
+    assert data.feature_names == ["x"]
+
+
+def test_features_that_are_not_specs_are_rejected():
+    with pytest.raises(TypeError, match=r"features must be FeatureSpec objects, got \['str'\]"):
+        Dataset(_frame(), "y", (), ("x",))
+
+
+def test_duplicate_feature_specs_are_rejected():
+    with pytest.raises(ValueError, match=r"features describe the columns \['x'\] more than once"):
+        Dataset(_frame(), "y", (), (FeatureSpec("x", "continuous"), FeatureSpec("x", "continuous")))
+
+
+def test_graduation_probability_rejects_infinite_values():
+    from recourselab.datasets import admissions_graduation_probability
+
+    row = pd.DataFrame({"grade_average": [np.inf], "entrance_test": [60], "extra_credits": [0], "age": [19],
+                        "first_generation": [0]})
+    with pytest.raises(ValueError, match="column 'grade_average' has infinite values"):
+        admissions_graduation_probability(row)
+
+
+def test_graduation_probability_rejects_text():
+    from recourselab.datasets import admissions_graduation_probability
+
+    row = pd.DataFrame({"grade_average": ["high"], "entrance_test": [60], "extra_credits": [0], "age": [19],
+                        "first_generation": [0]})
+    with pytest.raises(TypeError, match="column 'grade_average' must hold numbers"):
+        admissions_graduation_probability(row)
+
+
+def test_simulators_reject_a_fractional_seed():
+    from recourselab.datasets import make_loan_scm
+
+    with pytest.raises(TypeError, match=r"random_state=1.7 must be an int seed or a numpy.random.Generator"):
+        make_loan_scm(100, random_state=1.7)
+
+
+def test_simulators_reject_a_negative_seed():
+    from recourselab.datasets import make_admissions
+
+    with pytest.raises(ValueError, match="random_state=-3 must be an int >= 0"):
+        make_admissions(100, random_state=-3)
+
+
+def test_simulators_reject_a_fractional_size():
+    from recourselab.datasets import make_cec_synthetic
+
+    with pytest.raises(TypeError, match=r"n=100.0 must be an int"):
+        make_cec_synthetic(100.0)
+
+
+def test_synthetic_world_reads_a_string_as_one_column():
+    from dataclasses import replace
+
+    from recourselab.datasets import make_loan_scm
+
+    world = make_loan_scm(100, random_state=0)
+    again = replace(world, protected="gender", features="annual_salary")
+    assert again.protected == ("gender",) and again.features == ("annual_salary",)

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -125,7 +127,7 @@ def test_feasible_on_german_credit_examples(german, german_encoder):
 def test_encoded_arrays_with_nan_are_rejected(german_encoder):
     Z = np.zeros((3, german_encoder.n_columns))
     Z[1, 4] = np.nan
-    with pytest.raises(ValueError, match=r"Z_to has missing values \(first in encoded column 4\)"):
+    with pytest.raises(ValueError, match=r"Z_to has missing values \(first in encoded column 4, row 1\)"):
         german_encoder.feasible(np.zeros_like(Z), Z)
     with pytest.raises(ValueError, match="Z has missing values"):
         german_encoder.inverse_transform(Z)
@@ -195,11 +197,11 @@ def test_ordinal_value_outside_its_order_is_reported(german, german_encoder):
 
 def test_unseen_category_and_untyped_ordinal_are_reported():
     frame = pd.DataFrame({"c": ["x", "y"], "o": ["lo", "hi"]})
-    enc = Encoder([FeatureSpec("c", "categorical")]).fit(frame)
+    enc = Encoder([FeatureSpec("c", "categorical")]).fit(frame[["c"]])
     with pytest.raises(ValueError, match=r"values \['z'\] that are not in its categories"):
         enc.transform(pd.DataFrame({"c": ["z"]}))
     with pytest.raises(ValueError, match="give order=\\[worst, ..., best\\]"):
-        Encoder([FeatureSpec("o", "ordinal")]).fit(frame)
+        Encoder([FeatureSpec("o", "ordinal")]).fit(frame[["o"]])
 
 
 def test_encoder_rejects_bad_construction_and_use():
@@ -230,3 +232,57 @@ def test_weight_vector_follows_spec_order_and_overrides():
     enc = Encoder([FeatureSpec("a", "continuous", weight=2.0), FeatureSpec("b", "continuous")]).fit(frame)
     assert enc.weight_vector().tolist() == [2.0, 1.0]
     assert enc.weight_vector({"b": 3}).tolist() == [2.0, 3.0]
+
+
+# --------------------------------------------------------------------------- issue 12: no silent wrong answers
+
+
+def test_encoder_fit_rejects_infinite_values():
+    frame = pd.DataFrame({"x": [1.0, np.inf, 3.0]})
+    with pytest.raises(ValueError, match=r"column 'x' of frame has 1 infinite value\(s\) \(first rows: \[1\]\)"):
+        Encoder([FeatureSpec("x", "continuous")]).fit(frame)
+
+
+def test_encoder_transform_rejects_infinite_values():
+    enc = Encoder([FeatureSpec("x", "continuous")]).fit(pd.DataFrame({"x": [1.0, 3.0]}))
+    with pytest.raises(ValueError, match=r"column 'x' of frame has 1 infinite value\(s\) \(first rows: \['b'\]\)"):
+        enc.transform(pd.DataFrame({"x": [2.0, -np.inf]}, index=["a", "b"]))
+
+
+def test_encoded_arrays_with_inf_are_rejected(german_encoder):
+    Z = np.zeros((3, german_encoder.n_columns))
+    Z[2, 1] = np.inf
+    with pytest.raises(ValueError, match=r"Z_from has infinite values \(first in encoded column 1, row 2\)"):
+        german_encoder.feasible(Z, Z)
+
+
+def test_encoder_fit_rejects_zero_rows():
+    with pytest.raises(ValueError, match="frame has 0 rows"):
+        Encoder([FeatureSpec("x", "continuous")]).fit(pd.DataFrame({"x": np.array([], dtype=float)}))
+
+
+def test_encoder_warns_about_undescribed_columns_and_respects_ignore():
+    frame = pd.DataFrame({"x": [1.0, 2.0], "income": [3.0, 4.0], "y": [0, 1]})
+    with pytest.warns(UserWarning, match=r"no FeatureSpec describes .*\['income', 'y'\]"):
+        Encoder([FeatureSpec("x", "continuous")]).fit(frame)
+    with pytest.warns(UserWarning, match=r"\['income'\]"):
+        Encoder([FeatureSpec("x", "continuous")], ignore=["y"]).fit(frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Encoder([FeatureSpec("x", "continuous")], ignore=["y", "income"]).fit(frame)
+
+
+def test_dataset_encoder_ignores_the_target_without_warning(german):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        german.encoder().fit(german.frame)
+
+
+def test_inverse_transform_keeps_the_input_index(german_encoder, german):
+    rows = german.frame.iloc[[3, 7, 9]]
+    Z = pd.DataFrame(german_encoder.transform(rows), index=rows.index)
+    assert german_encoder.inverse_transform(Z).index.tolist() == [3, 7, 9]
+    assert german_encoder.inverse_transform(Z.to_numpy(), index=rows.index).index.tolist() == [3, 7, 9]
+    assert german_encoder.inverse_transform(Z.to_numpy()).index.tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match="index has 2 entries but Z has 3 rows"):
+        german_encoder.inverse_transform(Z.to_numpy(), index=[1, 2])

@@ -1,20 +1,27 @@
+import warnings
+
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity
 
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.graph import (
+    _kde_weights,
     _relative_log_density,
     build_feasibility_graph,
     choose_epsilon,
     connectivity_by_epsilon,
     face_counterfactuals,
 )
+from recourselab.models import train_model
 
 from strategies import specs_and_frames
 
@@ -27,7 +34,7 @@ def encoded(data):
 
 def edge_set(graph):
     A = graph.adjacency.tocoo()
-    return set(zip(A.row.tolist(), A.col.tolist()))
+    return set(zip(A.row.tolist(), A.col.tolist(), strict=True))
 
 
 @given(specs_and_frames(min_rows=2, max_rows=18), st.floats(0.05, 2.0))
@@ -154,10 +161,17 @@ def test_coverable_sources_match_path_searches_in_separate_builds(data, epsilons
             continue
         hops = graph.costs(sources, targets, cost="hops")
         assert row["coverable sources"] == int(np.isfinite(hops).any(axis=1).sum())
-    chosen = choose_epsilon(table)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        choice = choose_epsilon(table)
     best = table["coverable sources"].max()
-    assert table.loc[table["epsilon"] == chosen, "coverable sources"].iloc[0] == best
-    assert (table.loc[table["epsilon"] < chosen, "coverable sources"] < best).all()
+    assert table.loc[table["epsilon"] == choice.epsilon, "coverable sources"].iloc[0] == best == choice.coverable
+    assert (table.loc[table["epsilon"] < choice.epsilon, "coverable sources"] < best).all()
+    # the criterion is verified only by a larger epsilon covering no more, or by every source being covered
+    verified = best > 0 and (choice.epsilon < table["epsilon"].max() or best == len(sources))
+    assert choice.criterion_met == verified
+    assert choice.n_sources == len(sources)
+    assert len([w for w in caught if "criterion" in str(w.message)]) == (not verified)
 
 
 def test_face_picks_the_cheapest_reachable_target_and_a_valid_path():
@@ -169,13 +183,13 @@ def test_face_picks_the_cheapest_reachable_target_and_a_valid_path():
     C = graph.costs(sources, targets)
     np.testing.assert_allclose(result.cost, C.min(axis=1))
     A = graph.adjacency.tocsr()
-    for s, t, path, cost in zip(sources, result.target, result.paths, result.cost):
+    for s, t, path, cost in zip(sources, result.target, result.paths, result.cost, strict=True):
         if t < 0:
             assert np.isinf(cost) and len(path) == 0
             continue
         assert path[0] == s and path[-1] == t
-        steps = [A[a, b] for a, b in zip(path[:-1], path[1:])]
-        assert all((a, b) in edge_set(graph) for a, b in zip(path[:-1], path[1:]))
+        steps = [A[a, b] for a, b in zip(path[:-1], path[1:], strict=True)]
+        assert all((a, b) in edge_set(graph) for a, b in zip(path[:-1], path[1:], strict=True))
         assert sum(steps) == pytest.approx(cost)
     assert set(result.to_frame().columns) == {"source", "target", "cost", "steps"}
 
@@ -214,7 +228,8 @@ def test_bad_input_is_reported():
         build_feasibility_graph(Z, 0)
     with pytest.raises(ValueError, match="epsilon=-1.0 must be a positive number"):
         build_feasibility_graph(Z, -1)
-    with pytest.raises(ValueError, match=r"leaves all 3 nodes without an edge; the median nearest-neighbour distance is 1.41"):
+    with pytest.raises(ValueError,
+                       match=r"leaves all 3 nodes without an edge; the median nearest-neighbour distance is 1.41"):
         build_feasibility_graph(Z, 0.1)
     with pytest.raises(ValueError, match="weighting='density'"):
         build_feasibility_graph(Z, 2, weighting="density")
@@ -241,3 +256,333 @@ def test_inputs_are_not_mutated(german, german_encoder):
     graph = build_feasibility_graph(Z, 2.0, encoder=german_encoder)
     graph.costs(np.arange(10), np.arange(10, 100))
     np.testing.assert_array_equal(Z, copy)
+
+
+# --- the KDE weight d^2 / p(midpoint): scale-free, and the FACEGroup authors' choices -------------------------------
+
+AUTHORS_GERMAN_BANDWIDTH = 0.09658620689655173  # FACEGroup code, src/kernel.py, GermanCredit "optimal"
+
+
+def cheapest_routes(adjacency, sources, targets):
+    """For each source: the cheapest reachable target (-1 if none) and the node path to it (plain Dijkstra)."""
+    dist, pred = dijkstra(adjacency, directed=True, indices=sources, return_predecessors=True)
+    sub = dist[:, targets]
+    best = np.argmin(sub, axis=1)
+    chosen = np.where(np.isfinite(sub[np.arange(len(sources)), best]), targets[best], -1)
+    routes = []
+    for row, (s, t) in enumerate(zip(sources, chosen, strict=True)):
+        path = [int(t)] if t >= 0 else []
+        while path and path[-1] != s:
+            path.append(int(pred[row, path[-1]]))
+        routes.append(path[::-1])
+    return chosen, routes
+
+
+def authors_weights(Z, graph, bandwidth, guard=1e-8):
+    """FACEGroup's code: dist**2 / (exp(KernelDensity(bandwidth).score_samples(midpoint)) + 1e-8), per edge.
+
+    ``leaf_size=len(Z)`` makes scikit-learn's tree a single leaf, so every kernel is evaluated: with the
+    default tree (leaf_size=40) its Gaussian KDE is off by up to ~e^39 at low-density midpoints here (its
+    pruning bounds are loose), which would compare our paths with scikit-learn's error, not the formula.
+    """
+    A = graph.adjacency.tocoo()
+    d = np.asarray(graph.lengths.tocsr()[A.row, A.col]).ravel()
+    kde = KernelDensity(bandwidth=bandwidth, leaf_size=len(Z)).fit(Z)
+    density = np.exp(kde.score_samples((Z[A.row] + Z[A.col]) / 2))
+    return csr_matrix((d ** 2 / (density + guard), (A.row, A.col)), shape=A.shape), d, density, kde
+
+
+def test_kde_weights_give_the_same_shortest_paths_whatever_the_density_scale():
+    rng = np.random.default_rng(7)
+    Z = rng.random((60, 3))
+    rows, cols = np.nonzero((cdist(Z, Z) <= 0.35) & ~np.eye(60, dtype=bool))
+    dist = np.linalg.norm(Z[rows] - Z[cols], axis=1)
+    dist[:4] = 0.0  # four zero-length edges (as between identical rows)
+    log_p = rng.uniform(-12.0, 3.0, rows.size)  # log densities spanning 15 nats
+    ln10 = np.log(10.0)
+    reference = None
+    for k in (-400, -300, -8, 0, 8, 300, 400):
+        weights, log_scale, n_capped = _kde_weights(dist, log_p + k * ln10)  # every density times 10**k
+        assert n_capped == 0 and np.isfinite(weights).all()
+        assert (weights[:4] == 0).all() and (weights[4:] > np.finfo(float).tiny).all()
+        if abs(k) <= 8:  # readable weights need no factor
+            assert log_scale == 0
+        if abs(k) == 400:  # weights of e^+-920 would overflow to inf or underflow to 0 without one
+            assert log_scale != 0
+        costs, pred = dijkstra(csr_matrix((weights, (rows, cols)), shape=(60, 60)), return_predecessors=True)
+        if reference is None:
+            reference = costs, pred, log_scale
+            continue
+        np.testing.assert_array_equal(pred, reference[1])
+        positive = np.isfinite(costs) & (reference[0] > 0)
+        # every path cost scales by the one recorded factor: 10**-k times exp(log_scale - log_scale at k=-400)
+        log_ratio = np.log(costs[positive]) - np.log(reference[0][positive])
+        np.testing.assert_allclose(log_ratio, log_scale - reference[2] - (k + 400) * ln10, atol=1e-9)
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(-1500.0, 1500.0), st.floats(1.0, 60.0))
+def test_kde_weights_choose_the_same_paths_as_the_unscaled_formula(seed, shift, spread):
+    # brute force: Dijkstra on d^2 / p computed directly, for log densities spanning `spread` nats;
+    # _kde_weights on the same densities times e^shift must give the same paths and proportional costs
+    rng = np.random.default_rng(seed)
+    Z = rng.random((25, 2))
+    rows, cols = np.nonzero((cdist(Z, Z) <= 0.4) & ~np.eye(25, dtype=bool))
+    dist = np.linalg.norm(Z[rows] - Z[cols], axis=1)
+    log_p = rng.uniform(-spread, 0.0, rows.size)
+    direct = csr_matrix((dist ** 2 / np.exp(log_p), (rows, cols)), shape=(25, 25))
+    weights, log_scale, n_capped = _kde_weights(dist, log_p + shift)
+    assert n_capped == 0 and np.isfinite(weights).all() and (weights > 0).all()
+    ours = csr_matrix((weights, (rows, cols)), shape=(25, 25))
+    cost_direct, pred_direct = dijkstra(direct, return_predecessors=True)
+    cost_ours, pred_ours = dijkstra(ours, return_predecessors=True)
+    np.testing.assert_array_equal(pred_ours, pred_direct)
+    reached = np.isfinite(cost_direct) & (cost_direct > 0)
+    np.testing.assert_allclose(np.log(cost_ours[reached]) - np.log(cost_direct[reached]), log_scale - shift,
+                               atol=1e-9)
+
+
+def test_kde_weights_are_computed_in_log_space():
+    # densities of 1e-300 and 1e300: d**2 / p would be 2.5e299 (times 2**32 edges overflows) and 2.5e-301 (subnormal)
+    weights, log_scale, n_capped = _kde_weights(np.array([0.5, 0.5]), np.log([1e-300, 1e300]))
+    assert n_capped == 0 and log_scale != 0 and np.isfinite(weights).all() and (weights > 0).all()
+    assert np.log(weights[0]) - np.log(weights[1]) == pytest.approx(np.log(1e300) - np.log(1e-300), rel=1e-12)
+
+
+def test_graph_weights_are_squared_length_over_relative_midpoint_density():
+    rng = np.random.default_rng(8)
+    Z = np.vstack([rng.random((70, 3)), rng.random((1, 3)).repeat(2, axis=0)])  # last two rows identical
+    h = 0.02
+    graph = build_feasibility_graph(Z, 0.3, weighting="kde", bandwidth=h)
+    A = graph.adjacency.tocoo()
+    d = np.linalg.norm(Z[A.row] - Z[A.col], axis=1)
+    mid = logsumexp(-cdist((Z[A.row] + Z[A.col]) / 2, Z, "sqeuclidean") / (2 * h * h), axis=1)
+    node = logsumexp(-cdist(Z, Z, "sqeuclidean") / (2 * h * h), axis=1)
+    relative = mid - (logsumexp(node) - np.log(len(Z)))
+    assert (relative < np.log(1e-8)).sum() > 0.2 * A.nnz  # where the old 1e-8 guard dominated
+    step = d > 0
+    np.testing.assert_allclose(np.log(A.data[step]), 2 * np.log(d[step]) - relative[step], atol=1e-9)
+    assert graph.adjacency[70, 71] == 0 and (70, 71) in edge_set(graph)
+    assert graph.log_weight_scale == 0.0 and graph.n_capped_weights == 0
+
+
+def test_face_matches_the_authors_formula_on_german_credit(german):
+    trained = train_model(german, random_state=0)
+    data = german
+    Z = trained.encoder.transform(data.frame)
+    approved = trained.decide(Z)
+    refused, favourable = np.flatnonzero(~approved), np.flatnonzero(approved)
+    graph = build_feasibility_graph(Z, 2.25, encoder=trained.encoder, weighting="kde",
+                                    bandwidth=AUTHORS_GERMAN_BANDWIDTH)
+    theirs, _, density, kde = authors_weights(Z, graph, AUTHORS_GERMAN_BANDWIDTH)
+    assert density.max() > 1e12  # the raw density of 60 columns at h = 0.0966: the authors' guard rarely matters
+    face = face_counterfactuals(graph, refused, favourable)
+    target, routes = cheapest_routes(theirs, refused, favourable)
+    assert (target >= 0).sum() >= 50
+    np.testing.assert_array_equal(face.target, target)
+    assert [p.tolist() for p in face.paths] == routes
+
+
+def test_face_matches_the_authors_formula_where_the_old_guard_dominated():
+    # a 2-d sheet in 20 dimensions, steps of about 10 bandwidths: the density at most step midpoints is below
+    # 1e-8 of the mean node density, yet far above 1e-8 in scikit-learn's raw units, and routes take 8-19 steps
+    rng = np.random.default_rng(0)
+    latent = 4 * rng.random((120, 2))
+    basis, _ = np.linalg.qr(rng.standard_normal((20, 2)))
+    Z = latent @ basis.T + 0.02 * rng.standard_normal((120, 20))
+    h = 0.03
+    graph = build_feasibility_graph(Z, 0.6, weighting="kde", bandwidth=h)
+    theirs, d, density, kde = authors_weights(Z, graph, h)
+    sources, targets = np.flatnonzero(latent[:, 0] < 1), np.flatnonzero(latent[:, 0] > 3)
+    target, routes = cheapest_routes(theirs, sources, targets)
+    face = face_counterfactuals(graph, sources, targets)
+    np.testing.assert_array_equal(face.target, target)
+    assert [p.tolist() for p in face.paths] == routes
+    assert max(len(r) for r in routes) > 8
+    # the old weight, d^2 / (density relative to the node mean + 1e-8), chooses differently: this test has teeth
+    relative = density / np.exp(kde.score_samples(Z)).mean()
+    assert np.mean(relative < 1e-8) > 0.3
+    old = csr_matrix((d ** 2 / (relative + 1e-8), theirs.nonzero()), shape=theirs.shape)
+    assert cheapest_routes(old, sources, targets)[1] != routes
+
+
+def test_kde_weights_rescaled_by_one_recorded_factor_with_a_warning():
+    # one step of 1e-3 in a dense spot and one of 0.5 through empty space, with h = 0.0066:
+    # d^2 / p-tilde spans about e^-14 to e^718, past float64's largest value but within its range
+    Z = np.array([[0.0, 0.0], [0.001, 0.0], [1.0, 1.0], [1.5, 1.0]])
+    h = 0.0066
+    with pytest.warns(UserWarning, match=r"multiplied by exp\(-\d+\.?\d*\) \(graph\.log_weight_scale\)"):
+        graph = build_feasibility_graph(Z, 0.6, weighting="kde", bandwidth=h)
+    assert graph.log_weight_scale < 0 and graph.n_capped_weights == 0
+    A = graph.adjacency.tocoo()
+    d = np.linalg.norm(Z[A.row] - Z[A.col], axis=1)
+    mid = logsumexp(-cdist((Z[A.row] + Z[A.col]) / 2, Z, "sqeuclidean") / (2 * h * h), axis=1)
+    node = logsumexp(-cdist(Z, Z, "sqeuclidean") / (2 * h * h), axis=1)
+    relative = mid - (logsumexp(node) - np.log(len(Z)))
+    np.testing.assert_allclose(np.log(A.data), 2 * np.log(d) - relative + graph.log_weight_scale, atol=1e-9)
+    assert np.isfinite(graph.costs([2], [3])).all()
+
+
+def test_kde_weights_wider_than_float64_are_capped_with_a_warning():
+    # h = 0.004 with steps of 0.05, 0.25, 0.3 and 0.5: log(d^2 / p-tilde) is about d^2 / 8h^2, from e^13 to e^1950
+    Z = np.array([[0.0], [0.05], [0.3], [0.8]])
+    h = 0.004
+    with pytest.warns(UserWarning, match=r"2 of 8 edge weights were capped.*larger bandwidth"):
+        graph = build_feasibility_graph(Z, 0.55, weighting="kde", bandwidth=h)
+    assert graph.n_capped_weights == 2
+    A = graph.adjacency.tocoo()
+    assert np.isfinite(A.data).all() and (A.data > 0).all()
+    # the cheaper edges keep their exact ratios (one common factor); only the step 0.3 <-> 0.8 is capped
+    d = np.abs(Z[A.row, 0] - Z[A.col, 0])
+    mid = logsumexp(-cdist((Z[A.row] + Z[A.col]) / 2, Z, "sqeuclidean") / (2 * h * h), axis=1)
+    exact = 2 * np.log(d) - mid
+    kept = d < 0.4
+    np.testing.assert_allclose(np.log(A.data[kept]) - exact[kept], np.log(A.data[0]) - exact[0], atol=1e-9)
+    assert (A.data[~kept] == A.data.max()).all() and (A.data[~kept] > A.data[kept].max()).all()
+    assert np.isfinite(graph.costs([0], [3])[0, 0])
+
+
+# --- choose_epsilon says whether FACEGroup's criterion holds -----------------------------------------------------
+
+
+def test_choose_epsilon_warns_when_coverage_still_rises_at_the_largest_epsilon():
+    table = pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 5, 7]})
+    table.attrs["n_sources"] = 10
+    with pytest.warns(UserWarning, match=r"criterion.*unmet.*still rising at the largest epsilon tried, 2: "
+                                         r"7 of 10 \(up from 5 at 1.5\); extend the grid beyond 2"):
+        choice = choose_epsilon(table)
+    assert choice.epsilon == 2.0 and not choice.criterion_met and choice.coverable == 7
+    assert "still rising" in choice.reason
+    frame = choice.to_frame()
+    assert frame.loc[0, "criterion met"] is np.False_ or frame.loc[0, "criterion met"] is False
+    assert frame.loc[0, "largest epsilon tried"] == 2.0 and frame.loc[0, "sources"] == 10
+
+
+def test_choose_epsilon_is_satisfied_when_every_source_is_coverable(recwarn):
+    table = pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 5, 10]})
+    table.attrs["n_sources"] = 10
+    choice = choose_epsilon(table)
+    assert choice.epsilon == 2.0 and choice.criterion_met and "all 10 sources" in choice.reason
+    assert not [w for w in recwarn if "criterion" in str(w.message)]
+
+
+def test_choose_epsilon_is_satisfied_by_a_larger_epsilon_covering_no_more(recwarn):
+    choice = choose_epsilon(pd.DataFrame({"epsilon": [2.0, 1.0, 1.5], "coverable sources": [7, 3, 7]}))
+    assert choice.epsilon == 1.5 and choice.criterion_met and choice.n_sources is None
+    assert "no more up to 2" in choice.reason
+    assert not [w for w in recwarn if "criterion" in str(w.message)]
+
+
+def test_choose_epsilon_warns_when_nobody_is_coverable():
+    with pytest.warns(UserWarning, match=r"no source is coverable at any epsilon up to 2, the largest tried"):
+        choice = choose_epsilon(pd.DataFrame({"epsilon": [1.0, 2.0], "coverable sources": [0, 0]}))
+    assert not choice.criterion_met and choice.coverable == 0
+
+
+def test_connectivity_by_epsilon_records_the_number_of_sources():
+    Z = np.array([[0.0], [0.1], [0.2], [0.9]])
+    table = connectivity_by_epsilon(Z, [0.15, 0.8], sources=[0, 1], targets=[2, 3])
+    assert table.attrs["n_sources"] == 2
+    assert choose_epsilon(table).criterion_met  # both sources coverable at 0.15
+
+
+# --- bad input: one test per case ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_graph():
+    return build_feasibility_graph(np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 0.0]]), 2.5, weighting="distance")
+
+
+@pytest.mark.parametrize("sources, match", [
+    ([2.7], r"sources\[0\]=2.7 is not a node index"),
+    ([0, np.nan], r"sources\[1\]=nan is not a node index"),
+    ([np.inf], r"sources\[0\]=inf is not a node index"),
+    ([-np.inf, 1], r"sources\[0\]=-inf is not a node index"),
+], ids=["fractional", "nan", "inf", "minus-inf"])
+def test_costs_reject_fractional_and_non_finite_node_indices(small_graph, sources, match):
+    with pytest.raises(ValueError, match=match):
+        small_graph.costs(sources, [0])
+
+
+def test_costs_reject_non_numeric_node_indices(small_graph):
+    with pytest.raises(TypeError, match=r"targets must hold integer node indices or be a boolean mask"):
+        small_graph.costs([0], ["1"])
+
+
+def test_costs_accept_float_indices_holding_whole_numbers(small_graph):
+    np.testing.assert_array_equal(small_graph.costs(np.array([0.0, 1.0]), np.array([2.0])),
+                                  small_graph.costs([0, 1], [2]))
+
+
+def test_face_counterfactuals_reject_fractional_targets(small_graph):
+    with pytest.raises(ValueError, match=r"targets\[1\]=1.5 is not a node index"):
+        face_counterfactuals(small_graph, [0], [2, 1.5])
+
+
+def test_connectivity_by_epsilon_rejects_fractional_sources():
+    with pytest.raises(ValueError, match=r"sources\[0\]=0.5 is not a node index"):
+        connectivity_by_epsilon(np.array([[0.0], [0.1]]), [0.5], sources=[0.5], targets=[1])
+
+
+def test_connectivity_by_epsilon_rejects_non_numeric_epsilons():
+    with pytest.raises(TypeError, match=r"epsilons=\['a'\] must be a list of numbers"):
+        connectivity_by_epsilon(np.array([[0.0], [0.1]]), ["a"])
+
+
+def test_connectivity_by_epsilon_rejects_infinite_epsilon():
+    with pytest.raises(ValueError, match=r"epsilons=\[0.5, inf\] must be a non-empty list of positive finite"):
+        connectivity_by_epsilon(np.array([[0.0], [0.1]]), [0.5, np.inf])
+
+
+@pytest.mark.parametrize("epsilon", [np.inf, np.nan], ids=["inf", "nan"])
+def test_build_rejects_non_finite_epsilon(epsilon):
+    with pytest.raises(ValueError, match=rf"epsilon={epsilon} must be a positive number"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), epsilon)
+
+
+@pytest.mark.parametrize("epsilon", ["0.5", True], ids=["string", "bool"])
+def test_build_rejects_an_epsilon_that_is_not_a_number(epsilon):
+    with pytest.raises(TypeError, match=r"epsilon=.* must be a number"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), epsilon)
+
+
+def test_build_rejects_fractional_max_kde_points():
+    with pytest.raises(TypeError, match=r"max_kde_points=2.5 must be an integer"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), 0.5, max_kde_points=2.5)
+
+
+@pytest.mark.parametrize("bandwidth", [np.nan, np.inf, 0.0], ids=["nan", "inf", "zero"])
+def test_build_rejects_a_non_finite_or_zero_bandwidth(bandwidth):
+    with pytest.raises(ValueError, match=rf"bandwidth={bandwidth} must be 'scott', 'silverman' or a positive finite"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), 0.5, bandwidth=bandwidth)
+
+
+def test_build_rejects_a_boolean_bandwidth():
+    with pytest.raises(TypeError, match=r"bandwidth=True must be 'scott', 'silverman' or a positive number"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), 0.5, bandwidth=True)
+
+
+def test_build_rejects_a_fractional_random_state():
+    with pytest.raises(TypeError, match=r"random_state=2.7 must be an int or a numpy Generator"):
+        build_feasibility_graph(np.array([[0.0], [0.1]]), 0.5, random_state=2.7)
+
+
+def test_face_rejects_min_proba_outside_zero_one(small_graph):
+    with pytest.raises(ValueError, match=r"min_proba=1.5 must be a probability in \[0, 1\]"):
+        face_counterfactuals(small_graph, [0], [1, 2], proba=[0.1, 0.6, 0.9], min_proba=1.5)
+
+
+def test_face_rejects_a_nan_probability(small_graph):
+    with pytest.raises(ValueError, match=r"proba\[1\]=nan is not a probability"):
+        face_counterfactuals(small_graph, [0], [1, 2], proba=[0.1, np.nan, 0.9], min_proba=0.5)
+
+
+def test_face_rejects_a_nan_density_threshold():
+    graph = build_feasibility_graph(np.array([[0.0], [0.1], [0.2]]), 0.15, weighting="kde")
+    with pytest.raises(ValueError, match=r"log_density_min=nan must be a number"):
+        face_counterfactuals(graph, [0], [2], log_density_min=np.nan)
+
+
+def test_choose_epsilon_rejects_an_empty_table():
+    with pytest.raises(ValueError, match=r"connectivity has no rows"):
+        choose_epsilon(pd.DataFrame({"epsilon": [], "coverable sources": []}))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import sparse
 
+from recourselab import _mip, groupcf
 from recourselab.groupcf import (
     GroupCounterfactuals,
     allocate_by_dp,
@@ -455,7 +456,7 @@ def test_allocate_by_dp_equals_enumeration(instance):
     for alloc in itertools.product(*[itertools.product(range(T.shape[0]), range(T.shape[1])) for T in tables]):
         used = sum(a for a, _ in alloc)
         if used <= k and sum(b for _, b in alloc) >= need:
-            value = max(T[a, b] for T, (a, b) in zip(tables, alloc))
+            value = max(T[a, b] for T, (a, b) in zip(tables, alloc, strict=True))
             if value < best or (value == best < INF and used < fewest):
                 best, fewest = value, used
     allocation, value = allocate_by_dp(tables, k, need)
@@ -464,7 +465,7 @@ def test_allocate_by_dp_equals_enumeration(instance):
         assert allocation is None
     else:
         assert sum(a for a, _ in allocation) == fewest and sum(b for _, b in allocation) >= need
-        assert max(T[a, b] for T, (a, b) in zip(tables, allocation)) == value
+        assert max(T[a, b] for T, (a, b) in zip(tables, allocation, strict=True)) == value
 
 
 @settings(max_examples=50)
@@ -533,6 +534,123 @@ def test_combine_min_max_cost_gives_a_component_two_counterfactuals_when_that_pa
     assert min_max_cost(C, 3, 1.0, method="mip").cost == 1.0
 
 
+# --------------------------------------------------------------------------- time_limit bounds the whole call
+
+
+class FakeClock:
+    """Stands in for ``_mip.clock``: time moves only when a (real) CBC solve returns, by ``step`` seconds."""
+
+    def __init__(self, monkeypatch, step):
+        self.now, self.step, self.limits = 0.0, step, []
+        real_solve = groupcf.solve
+
+        def solve(prob, time_limit):
+            self.limits.append(time_limit)
+            out = real_solve(prob, 60.0)  # the real limit does not matter: the fake clock decides
+            self.now += self.step
+            return out
+
+        monkeypatch.setattr(_mip, "clock", lambda: self.now)
+        monkeypatch.setattr(groupcf, "solve", solve)
+
+
+def _components_instance(n=18, m=15, blocks=3, seed=3):
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.random((n, m)) * 4, 2)
+    fc, cc = np.arange(n) % blocks, np.arange(m) % blocks
+    C[fc[:, None] != cc[None, :]] = INF
+    return C, fc, cc
+
+
+def test_deadline_counts_down_on_the_injected_clock(monkeypatch):
+    now = [10.0]
+    monkeypatch.setattr(_mip, "clock", lambda: now[0])
+    deadline = _mip.Deadline(2.5)
+    assert deadline.remaining() == 2.5 and not deadline.expired
+    now[0] = 12.0
+    assert deadline.remaining() == 0.5 and not deadline.expired
+    now[0] = 13.0
+    assert deadline.remaining() == 0.0 and deadline.expired
+
+
+def test_combine_min_max_cost_stops_solving_once_the_deadline_has_passed(monkeypatch):
+    C, fc, cc = _components_instance()
+    need = need_of(0.8, len(C))
+    clock = FakeClock(monkeypatch, step=0.0)  # time never passes: the whole table is solved
+    full = combine_min_max_cost(C, fc, cc, 3, 0.8, method="mip", time_limit=5)
+    assert full.status == "optimal" and len(clock.limits) > 1
+    clock = FakeClock(monkeypatch, step=10.0)  # the first solve uses up the time limit
+    with pytest.warns(UserWarning, match=r"time_limit=5 s for the whole call"):
+        res = combine_min_max_cost(C, fc, cc, 3, 0.8, method="mip", time_limit=5)
+    assert clock.limits == [5.0]  # one solve, given the whole limit; none after the deadline
+    assert res.status == "time limit"
+    assert res.cost >= full.cost
+    if res.selected.size:  # the best selection so far, a feasible one
+        check_consistent(res, C, need=need)
+    else:
+        assert res.cost == INF and res.parameters["allocation"] is None
+
+
+def test_combine_min_max_cost_gives_each_solve_the_time_left(monkeypatch):
+    C, fc, cc = _components_instance(blocks=1)
+    clock = FakeClock(monkeypatch, step=1.0)
+    with pytest.warns(UserWarning, match=r"time_limit=2.5 s for the whole call\) before every table entry"):
+        res = combine_min_max_cost(C, fc, cc, 2, 0.8, method="mip", time_limit=2.5)
+    assert clock.limits == [2.5, 1.5, 0.5]
+    # the entries left unsolved keep the selections at hand (C has no inf: the first one already reaches
+    # every factual at some radius), so the result is a feasible selection, not proven optimal
+    assert res.status == "time limit" and res.selected.size
+    check_consistent(res, C, need=need_of(0.8, len(C)))
+    assert res.cost >= brute_min_max_cost(C, 2, need_of(0.8, len(C)))
+
+
+def test_combine_min_max_cost_one_counterfactual_per_component_needs_no_solver(monkeypatch):
+    C, fc, cc = _components_instance()
+    clock = FakeClock(monkeypatch, step=0.0)
+    for c in (0.2, 1 / 3, 0.5):  # 1/3: all 6 factuals of one component; 0.5: out of reach
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = combine_min_max_cost(C, fc, cc, 1, c, method="mip")
+        optimum = brute_min_max_cost(C, 1, need_of(c, len(C)))
+        assert res.status == ("optimal" if optimum < INF else "infeasible") and res.cost == optimum
+    assert clock.limits == []  # the row k' = 1 of every table is exact without CBC
+
+
+def test_combine_min_max_cost_with_time_enough_equals_the_global_mip():
+    C, fc, cc = _components_instance()
+    combined = combine_min_max_cost(C, fc, cc, 3, 0.8, method="mip", time_limit=60)
+    glob = min_max_cost(C, 3, 0.8, method="mip", time_limit=60)
+    assert combined.status == glob.status == "optimal"
+    assert combined.cost == pytest.approx(glob.cost, abs=1e-6)
+    assert combined.cost == brute_min_max_cost(C, 3, need_of(0.8, len(C)))
+
+
+@pytest.mark.parametrize("local", [max_coverage_by_component, min_max_cost_by_component])
+def test_by_component_mip_stops_solving_once_the_deadline_has_passed(monkeypatch, local):
+    C, fc, cc = _components_instance()
+    clock = FakeClock(monkeypatch, step=10.0)
+    share = 2.0 if local is max_coverage_by_component else 0.8  # d for Problem 1, c for Problem 2
+    with pytest.warns(UserWarning, match=r"time_limit=5 s \(for the whole call\) ran out before the MIPs of 2 "
+                                         r"of the 3 components were started \(1, 2\)"):
+        out = local(C, fc, cc, 2, share, method="mip", time_limit=5)
+    assert clock.limits == [5.0]
+    assert out[0].status == "optimal" and out[0].selected.size
+    for label in (1, 2):
+        assert out[label].status == "time limit" and out[label].selected.size == 0
+        assert out[label].coverage == 0 and out[label].cost == (0.0 if share == 2.0 else INF)
+
+
+@pytest.mark.parametrize("single", [max_coverage, min_max_cost])
+def test_single_mip_is_not_started_after_the_deadline(monkeypatch, single):
+    C = _timing_instance(20)
+    readings = iter([0.0])  # the deadline is set at 0 s; every later reading is past it
+    monkeypatch.setattr(_mip, "clock", lambda: next(readings, 100.0))
+    monkeypatch.setattr(groupcf, "solve", lambda *args: pytest.fail("CBC started after the deadline"))
+    with pytest.warns(UserWarning, match=r"stopped at the time limit \(time_limit=1 s\) without finding"):
+        res = single(C, 2, 0.5, method="mip", time_limit=1)
+    assert res.status == "time limit" and res.selected.size == 0
+
+
 # --------------------------------------------------------------------------- bad input and purity
 
 C3 = np.array([[1.0, 2.0, INF], [2.0, INF, 1.0]])
@@ -577,6 +695,34 @@ C3 = np.array([[1.0, 2.0, INF], [2.0, INF, 1.0]])
         (lambda: allocate_by_dp([], 1, 1), ValueError, r"tables is empty"),
         (lambda: allocate_by_dp([np.array([[0.0, np.nan]])], 1, 1), ValueError, r"tables\[0\] has NaN entries"),
         (lambda: allocate_by_dp([np.zeros((2, 2))], -1, 1), ValueError, r"k=-1 and need=1 must be >= 0"),
+        # fractional counts and seeds are rejected, never truncated
+        (lambda: min_max_cost(C3, 2.7, 0.5), TypeError, r"k=2.7 must be an integer, not float"),
+        (lambda: max_coverage_by_component(C3, [0, 0], [0, 0, 0], 2.7, 1.0), TypeError, r"k=2.7 must be an integer"),
+        (lambda: min_max_cost_by_component(C3, [0, 0], [0, 0, 0], 2.7, 0.5), TypeError, r"k=2.7 must be an integer"),
+        (lambda: combine_max_coverage(C3, [0, 0], [0, 0, 0], 2.7, 1.0), TypeError, r"k=2.7 must be an integer"),
+        (lambda: combine_min_max_cost(C3, [0, 0], [0, 0, 0], 2.7, 0.5), TypeError, r"k=2.7 must be an integer"),
+        (lambda: max_coverage(C3, np.float64(2.0), 1.0), TypeError, r"k=np.float64\(2.0\) must be an integer"),
+        (lambda: max_coverage(C3, True, 1.0), TypeError, r"k=True must be an integer, not bool"),
+        (lambda: allocate_by_dp([np.zeros((2, 2))], 2.7, 1), TypeError, r"k=2.7 must be an integer"),
+        (lambda: allocate_by_dp([np.zeros((2, 2))], 1, 2.5), TypeError, r"need=2.5 must be an integer"),
+        (lambda: min_max_cost(C3, 1, 0.5, random_state=1.7), TypeError,
+         r"random_state=1.7 must be None, an int or a numpy.random.Generator, not float"),
+        (lambda: min_max_cost(C3, 1, 0.5, method="mip", random_state=1.7), TypeError, r"random_state=1.7 must be"),
+        (lambda: min_max_cost_by_component(C3, [0, 0], [0, 0, 0], 1, 0.5, random_state=1.7), TypeError,
+         r"random_state=1.7 must be None"),
+        (lambda: min_max_cost(C3, 1, 0.5, random_state=True), TypeError, r"random_state=True must be None"),
+        (lambda: min_max_cost(C3, 1, 0.5, random_state=[1, 2]), TypeError, r"random_state=\[1, 2\] must be None"),
+        (lambda: min_max_cost(C3, 1, 0.5, random_state=-1), ValueError, r"random_state=-1 must be >= 0"),
+        (lambda: max_coverage(C3, 1, 1.0, method="mip", time_limit=INF), ValueError,
+         r"time_limit=inf must be a positive number of seconds \(finite"),
+        (lambda: min_max_cost(C3, 1, 0.5, method="mip", time_limit=np.nan), ValueError,
+         r"time_limit=nan must be a positive number of seconds"),
+        (lambda: max_coverage_by_component(C3, [0, None], [0, 0, 0], 1, 1.0), ValueError,
+         r"factual_component has missing labels \(None or NaN; first at position 1\)"),
+        (lambda: combine_min_max_cost(C3, [0, 0], np.array([0.0, np.nan, 0.0]), 1, 0.5), ValueError,
+         r"candidate_component has missing labels \(None or NaN; first at position 1\)"),
+        (lambda: min_max_cost_by_component(C3, ["a", "a"], np.array(["a", None, "a"], dtype=object), 1, 0.5),
+         ValueError, r"candidate_component has missing labels"),
     ],
 )
 def test_bad_input_is_rejected_with_a_useful_message(call, error, match):
@@ -605,6 +751,6 @@ def test_inputs_are_not_mutated():
         combine_min_max_cost(C, fc, cc, 3, 0.6)
         tables = [np.array([[0.0, INF], [0.0, 1.0]])]
         allocate_by_dp(tables, 1, 1)
-    for after, original in zip((C, fc, cc), before):
+    for after, original in zip((C, fc, cc), before, strict=True):
         np.testing.assert_array_equal(after, original)
     np.testing.assert_array_equal(tables[0], [[0.0, INF], [0.0, 1.0]])

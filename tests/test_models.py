@@ -54,3 +54,68 @@ def test_train_model_fits_a_clone_and_accepts_a_generator(german):
     assert trained.model.C == 0.5 and hasattr(trained.model, "coef_")
     train, test = split_dataset(german, random_state=np.random.default_rng(1))
     assert len(test) == 300
+
+
+# --------------------------------------------------------------------------- bad input, one case per test
+def test_fractional_seed_is_rejected_not_truncated(german):
+    with pytest.raises(TypeError, match=r"random_state=1.7 must be None, an int seed or a numpy.random.Generator"):
+        split_dataset(german, random_state=1.7)
+
+
+def test_whole_float_seed_is_rejected_like_scikit_learn(german):
+    with pytest.raises(TypeError, match="random_state=2.0 must be None, an int seed"):
+        split_dataset(german, random_state=2.0)
+
+
+def test_negative_seed_is_rejected(german):
+    with pytest.raises(ValueError, match=r"random_state=-1 must lie in \[0, 2\*\*32 - 1\]"):
+        split_dataset(german, random_state=-1)
+
+
+def test_bool_seed_is_rejected(german):
+    with pytest.raises(TypeError, match="random_state=True must be None"):
+        split_dataset(german, random_state=True)
+
+
+def test_train_model_rejects_a_fractional_seed(german):
+    with pytest.raises(TypeError, match="random_state=0.5 must be None"):
+        train_model(german, random_state=0.5)
+
+
+def test_make_classifier_rejects_a_fractional_seed():
+    with pytest.raises(TypeError, match="random_state=3.3 must be None"):
+        make_classifier("forest", random_state=3.3)
+
+
+def test_numpy_integer_seed_gives_the_same_split_as_the_python_int(german):
+    _, test_int = split_dataset(german, random_state=5)
+    _, test_np = split_dataset(german, random_state=np.int64(5))
+    assert list(test_int.index) == list(test_np.index)
+
+
+def test_test_size_nan_is_rejected(german):
+    with pytest.raises(ValueError, match="test_size=nan must lie strictly between 0 and 1"):
+        split_dataset(german, test_size=float("nan"))
+
+
+def test_test_size_as_a_string_is_rejected(german):
+    with pytest.raises(ValueError, match="test_size='0.3' must lie strictly between 0 and 1"):
+        split_dataset(german, test_size="0.3")
+
+
+def test_threshold_nan_is_rejected(german):
+    with pytest.raises(ValueError, match="threshold=nan must lie strictly between 0 and 1"):
+        train_model(german, threshold=float("nan"))
+
+
+def test_stratify_must_be_a_bool(german):
+    with pytest.raises(TypeError, match="stratify='target' must be True or False"):
+        split_dataset(german, stratify="target")
+
+
+def test_trained_model_rejects_a_threshold_outside_the_unit_interval(german):
+    from dataclasses import replace
+
+    trained = train_model(german, random_state=0)
+    with pytest.raises(ValueError, match="threshold=5 must lie strictly between 0 and 1"):
+        replace(trained, threshold=5)

@@ -184,3 +184,201 @@ def test_bad_input_is_reported():
         situation_testing(X.assign(a=[np.nan, 1, 2, 3, 4, 5]), [1, 1, 1, 0, 0, 0], y_hat, k=1)
     with pytest.raises(ValueError, match="categorical names columns that X lacks"):
         situation_testing(X, [1, 1, 1, 0, 0, 0], y_hat, k=1, categorical=["colour"])
+
+
+# --------------------------------------------------------------------------- bad input, one case per test
+X6 = pd.DataFrame({"a": [0.0, 1, 2, 3, 4, 5]})
+P6 = np.array([1, 1, 1, 0, 0, 0])
+Y6 = np.array([0, 1, 0, 1, 0, 1])
+
+
+def test_tau_nan_is_rejected():
+    with pytest.raises(ValueError, match=r"tau=nan must lie in \[0, 1\)"):
+        situation_testing(X6, P6, Y6, k=1, tau=float("nan"))
+
+
+def test_tau_of_one_or_more_is_rejected_because_no_difference_of_proportions_exceeds_it():
+    with pytest.raises(ValueError, match=r"tau=5 must lie in \[0, 1\).*never exceeds 1"):
+        situation_testing(X6, P6, Y6, k=1, tau=5)
+
+
+def test_negative_tau_is_rejected():
+    with pytest.raises(ValueError, match=r"tau=-0.1 must lie in \[0, 1\)"):
+        situation_testing(X6, P6, Y6, k=1, tau=-0.1)
+
+
+def test_tau_just_below_one_is_accepted_and_flags_only_larger_differences():
+    result = situation_testing(X6, P6, Y6, k=1, tau=0.99)
+    assert (result["discrimination"] == (result["delta_p"] > 0.99)).all()
+
+
+def test_alpha_infinite_is_rejected():
+    with pytest.raises(ValueError, match="alpha=inf must lie strictly between 0 and 1"):
+        situation_testing(X6, P6, Y6, k=1, alpha=float("inf"))
+
+
+def test_k_as_a_whole_float_is_rejected():
+    with pytest.raises(ValueError, match=r"k=2.0 must be an integer >= 1.*floats such as 2.0 are not accepted"):
+        situation_testing(X6, P6, Y6, k=2.0)
+
+
+def test_k_fractional_is_rejected_not_truncated():
+    with pytest.raises(ValueError, match="k=1.7 must be an integer >= 1"):
+        build_groups(X6, P6, k=1.7)
+
+
+def test_k_numpy_integer_is_accepted():
+    assert build_groups(X6, P6, k=np.int64(2)).k == 2
+
+
+def test_infinite_value_in_x_names_the_column():
+    with pytest.raises(ValueError, match=r"column 'a' of X has infinite values \(first in row 2: inf\)"):
+        situation_testing(X6.assign(a=[0.0, 1, np.inf, 3, 4, 5]), P6, Y6, k=1)
+
+
+def test_infinite_value_in_x_cf_names_the_column():
+    with pytest.raises(ValueError, match=r"column 'a' of X_cf has infinite values \(first in row 0: -inf\)"):
+        situation_testing(X6, P6, Y6, k=1, X_cf=X6.assign(a=[-np.inf, 1, 2, 3, 4, 5]))
+
+
+def test_non_numeric_x_cf_column_where_x_is_numeric_is_reported():
+    with pytest.raises(ValueError, match="column 'a' is numeric in X but not in X_cf"):
+        situation_distance_transform(X6, X6.assign(a=list("uvwxyz")))
+
+
+def test_none_in_protected_is_an_error_not_a_dropped_row():
+    with pytest.raises(ValueError, match=r"protected\[1\] is missing \(None\).*True or 1 = in the protected group"):
+        situation_testing(X6, np.array([1, None, 1, 0, 0, 0], dtype=object), Y6, k=1)
+
+
+def test_none_in_y_hat_is_an_error():
+    with pytest.raises(ValueError, match=r"y_hat\[5\] is missing"):
+        situation_testing(X6, P6, [0, 1, 0, 1, 0, None], k=1)
+
+
+def test_none_in_y_hat_cf_is_an_error():
+    with pytest.raises(ValueError, match=r"y_hat_cf\[0\] is missing"):
+        situation_testing(X6, P6, Y6, k=1, X_cf=X6, y_hat_cf=[None, 1, 0, 1, 0, 1], include_centers=True)
+
+
+def test_y_hat_message_speaks_of_decisions_not_of_the_protected_group():
+    with pytest.raises(ValueError, match=r"y_hat must be boolean or 0/1 \(decisions: 1 = favourable, 0 = refused\)"):
+        situation_testing(X6, P6, [0, 1, 2, 1, 0, 1], k=1)
+
+
+def test_reference_message_speaks_of_the_reference_group():
+    with pytest.raises(ValueError, match=r"reference must be boolean or 0/1 \(True or 1 = in the reference group\)"):
+        build_groups(X6, P6, k=1, reference=[0, 0, 0, 2, 1, 1])
+
+
+def test_y_hat_cf_without_x_cf_is_rejected():
+    with pytest.raises(ValueError, match="y_hat_cf is given without X_cf"):
+        situation_testing(X6, P6, Y6, k=1, y_hat_cf=Y6)
+
+
+def test_include_centers_must_be_a_bool():
+    with pytest.raises(TypeError, match="include_centers='yes' must be True or False"):
+        situation_testing(X6, P6, Y6, k=1, include_centers="yes")
+
+
+def test_reference_selecting_no_rows_is_reported():
+    with pytest.raises(ValueError, match="reference selects no rows"):
+        build_groups(X6, P6, k=1, reference=np.zeros(6, dtype=bool))
+
+
+def test_x_with_no_rows_is_reported():
+    with pytest.raises(ValueError, match="X has 0 rows"):
+        situation_testing(X6.iloc[:0], np.zeros(0, dtype=bool), np.zeros(0, dtype=int), k=1)
+
+
+def test_x_cf_with_x_index_in_another_order_is_rejected():
+    shuffled = X6.iloc[::-1]
+    with pytest.raises(ValueError, match=r"X_cf has a different index from X.*X_cf.loc\[X.index\]"):
+        situation_testing(X6, P6, Y6, k=1, X_cf=shuffled)
+
+
+def test_protected_series_with_another_index_is_rejected():
+    with pytest.raises(ValueError, match="protected has a different index from X"):
+        build_groups(X6, pd.Series(P6, index=list("abcdef")), k=1)
+
+
+def test_pandas_inputs_with_x_index_are_accepted_and_the_result_keeps_it():
+    X = X6.set_axis(list("abcdef"))
+    result = situation_testing(X, pd.Series(P6, index=X.index), pd.Series(Y6, index=X.index), k=1,
+                               X_cf=X.assign(a=X["a"] + 1))
+    assert list(result.index) == ["a", "b", "c"]
+
+
+def test_categorical_as_a_string_names_one_column():
+    frame = pd.DataFrame({"ab": [0, 1, 2, 0, 1, 2], "a": [0.0, 1, 2, 3, 4, 5]})
+    T, _ = situation_distance_transform(frame, categorical="ab")
+    assert T.shape == (6, 3 + 1)   # "ab" one-hot with three levels, "a" numeric
+
+
+def test_wald_ci_rejects_a_nan_proportion():
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]; p_t holds nan"):
+        wald_ci(0.5, np.nan, 10)
+
+
+def test_wald_ci_rejects_a_fractional_group_size():
+    with pytest.raises(ValueError, match=r"n=15.5 must be a whole number >= 1"):
+        wald_ci(0.5, 0.1, 15.5)
+
+
+def test_wald_ci_rejects_an_infinite_group_size():
+    with pytest.raises(ValueError, match=r"n=inf must be a whole number >= 1"):
+        wald_ci(0.5, 0.1, np.inf)
+
+
+def test_counterfactual_fairness_rejects_none_decisions():
+    with pytest.raises(ValueError, match=r"y_hat_cf must hold 0/1 decisions.*\[None\]"):
+        counterfactual_fairness([0, 1], [1, None])
+
+
+def test_object_array_gives_the_same_transform_as_the_frame(german):
+    frame = german.X
+    array = frame.to_numpy()   # dtype object: numbers and labels side by side
+    assert array.dtype == object
+    T_frame, _ = situation_distance_transform(frame)
+    T_array, _ = situation_distance_transform(array)
+    assert T_array.shape == T_frame.shape
+    np.testing.assert_array_equal(T_array, T_frame)
+
+
+def test_object_array_gives_the_same_situation_testing_result_as_the_frame(german):
+    frame = german.X.iloc[:200]
+    women = (frame["sex"] == "female").to_numpy()
+    y_hat = german.y.iloc[:200].to_numpy()
+    from_frame = situation_testing(frame.reset_index(drop=True), women, y_hat, k=5)
+    from_array = situation_testing(frame.to_numpy(), women, y_hat, k=5)
+    np.testing.assert_array_equal(from_frame.to_numpy(), from_array.to_numpy())
+
+
+def test_object_column_holding_numbers_warns_that_it_is_treated_as_categorical():
+    frame = pd.DataFrame({"a": pd.Series([0, 1, 2, 3], dtype=object), "b": [0.0, 1, 2, 3]})
+    with pytest.warns(UserWarning, match=r"columns \['a'\] of X have dtype object and hold numbers"):
+        T, _ = situation_distance_transform(frame)
+    assert T.shape == (4, 4 + 1)
+
+
+def test_object_array_column_mixing_numbers_and_labels_warns():
+    array = np.array([[1, 0.5], ["high", 1.5], [3, 2.5]], dtype=object)
+    with pytest.warns(UserWarning, match=r"columns \['x0'\] of X have dtype object"):
+        situation_distance_transform(array)
+
+
+def test_numbers_turned_into_text_by_numpy_warn():
+    array = np.array([[1, "a"], [2, "b"], [3, "a"]])   # numpy stores 1, 2, 3 as the text "1", "2", "3"
+    assert array.dtype.kind == "U"
+    with pytest.warns(UserWarning, match=r"columns \['x0'\] of X hold numbers written as text"):
+        situation_distance_transform(array)
+
+
+def test_explicit_categorical_silences_the_guess_warnings():
+    import warnings
+
+    array = np.array([[1, "a"], [2, "b"], [3, "a"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        T, _ = situation_distance_transform(array, categorical=["x0", "x1"])
+    assert T.shape == (3, 3 + 2)
