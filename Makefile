@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
-	@echo "make test   run the recourselab test suite (pytest)"
+	@echo "make test   lint (ruff, configured in pyproject.toml) and run the recourselab test suite (pytest)"
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
 	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
 	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
@@ -26,6 +26,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

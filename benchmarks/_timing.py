@@ -53,7 +53,8 @@ def growth_exponent(sizes, seconds) -> float:
 
 
 def machine() -> str:
-    return f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}"
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    return f"{python}, {os.cpu_count()} cores, {platform.machine()}"
 
 
 def _plain(value):

@@ -17,7 +17,6 @@ import time
 import numpy as np
 import pandas as pd
 
-from _timing import Results, best_time, growth_exponent, machine
 from recourselab.allocation import (
     BudgetDistribution,
     LendingUtility,
@@ -25,6 +24,8 @@ from recourselab.allocation import (
     utility_ce,
     utility_ce_naive,
 )
+
+from _timing import Results, best_time, growth_exponent, machine
 
 UTILITY = LendingUtility(G1=0.06, G2=4, C=0.5)   # the paper's lending parameters
 SIZES = (20, 100, 500, 2_000)

@@ -56,9 +56,10 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from _timing import Results, growth_exponent, machine, note_repeats
 from recourselab import cec
 from recourselab.datasets import load_adult, load_german_credit, make_cec_synthetic
+
+from _timing import Results, growth_exponent, machine, note_repeats
 
 results = Results(__file__)
 

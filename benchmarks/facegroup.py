@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import KernelDensity
 
-from _timing import Results, best_time, growth_exponent, machine
 from recourselab.datasets import load_adult
 from recourselab.graph import build_feasibility_graph
 from recourselab.groupcf import max_coverage
+
+from _timing import Results, best_time, growth_exponent, machine
 
 EPSILON = 0.5
 
@@ -95,9 +96,10 @@ def main():
     edges = naive_graph(Z, encoder, EPSILON, probe)
     loop_seconds = (time.perf_counter() - start) * len(Z) / len(probe)
     stored = graphs[2_000].adjacency.tocoo()  # stored entries, explicit zeros (duplicate rows) included
-    all_edges = [(i, j, float(np.linalg.norm(Z[i] - Z[j]))) for i, j in zip(stored.row, stored.col)]
+    all_edges = [(i, j, float(np.linalg.norm(Z[i] - Z[j]))) for i, j in zip(stored.row, stored.col, strict=True)]
     kde_seconds = best_time(lambda: naive_kde_weights(Z, all_edges), repeat=1)
-    assert {(i, j) for i, j, _ in edges} == {(i, j) for i, j in zip(stored.row, stored.col) if i < len(probe)}
+    probed = {(i, j) for i, j in zip(stored.row, stored.col, strict=True) if i < len(probe)}
+    assert {(i, j) for i, j, _ in edges} == probed
     naive = loop_seconds + kde_seconds
     title = "the same 2,000-row graph, naive: per-pair loop (extrapolated from 100 sources) + KDE per midpoint"
     naive_table = pd.DataFrame([{"recourselab s": fast, "naive pair loop s": loop_seconds, "naive KDE s": kde_seconds,

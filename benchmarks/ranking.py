@@ -21,9 +21,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from _timing import Results, best_time, growth_exponent, machine
 from recourselab import _linear
 from recourselab.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
+
+from _timing import Results, best_time, growth_exponent, machine
 
 D = 10
 IMMUTABLE = [0, 1]
@@ -224,12 +225,12 @@ def bench_steps(rng):
         return None
 
     start = time.perf_counter()
-    slow = [stepping(r, T) for r, T in zip(rows, targets)]
+    slow = [stepping(r, T) for r, T in zip(rows, targets, strict=True)]
     slow_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    fast = [engine.find(r, T, strict=True) for r, T in zip(rows, targets)]
+    fast = [engine.find(r, T, strict=True) for r, T in zip(rows, targets, strict=True)]
     fast_seconds = time.perf_counter() - start
-    for s, f in zip(slow, fast):
+    for s, f in zip(slow, fast, strict=True):
         assert (s is None) == (f is None)
         if s is not None:
             assert s[0].tolist() == f[2].tolist() and s[1].tolist() == f[3].tolist()

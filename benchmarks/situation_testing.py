@@ -21,9 +21,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from _timing import Results, machine
 from recourselab.datasets import make_law_school, make_loan_scm
 from recourselab.situation_testing import situation_testing
+
+from _timing import Results, machine
 
 K_VALUES = (15, 30, 50, 100, 250)
 
@@ -41,7 +42,7 @@ def reference_style(X, protected, y_hat, k, X_cf=None, complainants=None):
         def top_k(centre, space, size):
             distance = ((space - centre).abs() / spans).sum(axis=1) / frame.shape[1]
             heap = []
-            for i, d in zip(space.index, distance):
+            for i, d in zip(space.index, distance, strict=True):
                 if len(heap) < size:
                     heapq.heappush(heap, (-d, -i))
                 else:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .features import Encoder
+from .features import Encoder, check_encoder
 
 # room to spare in bound comparisons: absorbs rounding of values that sit on a bound
 SLACK = 1e-9
@@ -277,10 +277,7 @@ class LinearProblem:
 def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, bounds=None) -> LinearProblem:
     """Validate the arguments of a linear-boundary recourse call and build its box."""
     if encoder is not None:
-        if not isinstance(encoder, Encoder):
-            raise TypeError(f"encoder must be a fitted recourselab Encoder or None, got {type(encoder).__name__}.")
-        if not hasattr(encoder, "feature_names_out_"):
-            raise ValueError("encoder is not fitted yet; call encoder.fit(frame) first.")
+        check_encoder(encoder)
     A, columns, index = as_matrix(X)
     if encoder is not None:
         names = list(encoder.feature_names_out_)

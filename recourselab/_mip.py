@@ -9,12 +9,25 @@ stopped by its time limit, the warning such a run gives, and a
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 import warnings
 
 import pulp
 
-__all__ = ["Deadline", "binary", "clock", "continuous", "solve", "time_limit_message"]
+__all__ = ["Deadline", "binary", "check_time_limit", "clock", "continuous", "solve", "time_limit_message"]
+
+
+def check_time_limit(time_limit) -> float:
+    """``time_limit`` as a positive, finite number of seconds (every MIP runs with a limit)."""
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+        raise TypeError(f"time_limit={time_limit!r} must be a number of seconds.")
+    t = float(time_limit)
+    if not (t > 0 and math.isfinite(t)):
+        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds (finite: every MIP "
+                         "runs with a limit).")
+    return t
 
 
 def clock() -> float:

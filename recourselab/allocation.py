@@ -57,6 +57,8 @@ import pandas as pd
 from scipy.stats import norm, truncnorm
 from tqdm.auto import tqdm
 
+from .counterfactuals import NO_COUNTERFACTUAL
+
 __all__ = [
     "lending_utility",
     "lending_probability",
@@ -961,10 +963,12 @@ class FeatureCounterfactual:
     index : int
         Row of the applicant in ``Z``.
     target : int
-        Row of the counterfactual profile in ``Z``; -1 when no feasible
-        candidate reaches ``m_prime``.
+        Row of the counterfactual profile in ``Z``;
+        :data:`~recourselab.counterfactuals.NO_COUNTERFACTUAL` when no
+        feasible candidate reaches ``m_prime`` (a value numpy refuses as an
+        index, so ``Z[target]`` cannot pick a row by mistake; check ``found``).
     cost : float
-        Cost of the move (``inf`` when ``target`` is -1); 0 when the applicant
+        Cost of the move (``inf`` when none is found); 0 when the applicant
         already reaches ``m_prime``.
     proba : float
         Model probability of the target profile (NaN when none).
@@ -984,14 +988,17 @@ class FeatureCounterfactual:
     @property
     def found(self) -> bool:
         """Whether a feasible candidate reaching ``m_prime`` exists."""
-        return self.target >= 0
+        return self.target != NO_COUNTERFACTUAL
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row table of the result."""
-        return pd.DataFrame([{
+        """One-row table of the result (``target`` is ``<NA>`` when none is found)."""
+        frame = pd.DataFrame([{
             "index": self.index, "factual_proba": self.factual_proba, "m_prime": self.m_prime,
-            "target": self.target, "proba": self.proba, "cost": self.cost,
+            "target": self.target if self.found else 0, "proba": self.proba, "cost": self.cost,
+            "found": self.found,
         }])
+        frame["target"] = frame["target"].astype("Int64").mask(~frame["found"])
+        return frame
 
 
 def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: Mapping[str, float] | None = None,
@@ -1050,13 +1057,11 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     (2, 5.0, 0.5)
     """
     from .counterfactuals import nearest_counterfactuals
-    from .features import Encoder, _check_matrix
+    from .features import check_encoded, check_encoder
     from .models import favourable_proba
 
-    if not isinstance(encoder, Encoder):
-        raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
-    encoder._require_fitted()
-    Z = _check_matrix(Z, "Z", encoder.n_columns)
+    check_encoder(encoder)
+    Z = check_encoded(Z, "Z", encoder.n_columns)
     n = len(Z)
     if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < n:
         raise ValueError(f"index={index!r} must be a row position in Z (0 <= index < {n}).")
@@ -1087,14 +1092,14 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     if own >= m_prime:
         return FeatureCounterfactual(index, index, 0.0, own, float(m_prime), own)
     if len(rows) == 0 or not math.isfinite(m_prime) or m_prime > 1:
-        return FeatureCounterfactual(index, -1, float("inf"), float("nan"), float(m_prime), own)
+        return FeatureCounterfactual(index, NO_COUNTERFACTUAL, float("inf"), float("nan"), float(m_prime), own)
     proba = favourable_proba(model, Z[rows])
     reach = rows[proba >= m_prime]
     if len(reach) == 0:
-        return FeatureCounterfactual(index, -1, float("inf"), float("nan"), float(m_prime), own)
+        return FeatureCounterfactual(index, NO_COUNTERFACTUAL, float("inf"), float("nan"), float(m_prime), own)
     res = nearest_counterfactuals(Z[index:index + 1], Z[reach], encoder, weights=weights, norm=norm)
     if not res.has_recourse[0]:
-        return FeatureCounterfactual(index, -1, float("inf"), float("nan"), float(m_prime), own)
+        return FeatureCounterfactual(index, NO_COUNTERFACTUAL, float("inf"), float("nan"), float(m_prime), own)
     target = int(reach[res.best_index[0]])
     return FeatureCounterfactual(index, target, float(res.best_cost[0]), float(proba[rows == target][0]),
                                  float(m_prime), own)

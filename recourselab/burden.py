@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from ._mip import binary, solve
+from ._mip import Deadline, binary, check_time_limit, solve
 from ._validation import check_cost_matrix
-from .features import Encoder, _check_matrix
+from .features import Encoder, check_encoded, check_encoder
 from .groupcf import max_coverage, min_max_cost
 
 __all__ = [
@@ -203,6 +203,7 @@ def minimum_resources(C, *, method: str = "mip", time_limit: float = 60.0) -> Mi
     C = check_cost_matrix(C)
     if method not in ("mip", "greedy"):
         raise ValueError(f"method={method!r} is not one of ('mip', 'greedy').")
+    time_limit = check_time_limit(time_limit)
     coverable = _coverable(C)
     n_cov = int(coverable.sum())
     if n_cov == 0:
@@ -240,7 +241,9 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip",
     method : {"mip", "greedy"}, default "mip"
         How k0 is found (see :func:`minimum_resources`).
     time_limit : float, default 60
-        Seconds for each set-cover MIP.
+        Seconds for the whole table: each set-cover MIP gets the time left, and
+        rows reached after it has run out are reported with status
+        ``"not solved"`` (k0 and d0 NaN) and a warning.
 
     Returns
     -------
@@ -259,20 +262,55 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip",
     groups = _check_labels(groups, len(C), "groups")
     if subgroups is not None:
         subgroups = _check_labels(subgroups, len(C), "subgroups")
+    if method not in ("mip", "greedy"):
+        raise ValueError(f"method={method!r} is not one of ('mip', 'greedy').")
+    deadline = _budget(method, time_limit)
+    unsolved = []
+
+    def row(group, subgroup, members):
+        if deadline is not None and deadline.expired:
+            unsolved.append((group, subgroup))
+            return {"group": group, "subgroup": subgroup, "factuals": int(members.sum()),
+                    "coverable": int(_coverable(C[members]).sum()), "k0": np.nan, "d0": np.nan,
+                    "status": "not solved"}
+        left = deadline.remaining() if deadline is not None else 60.0
+        return {"group": group, "subgroup": subgroup,
+                **minimum_resources(C[members], method=method, time_limit=left).to_frame().iloc[0]}
+
     rows = []
     for g in pd.unique(groups):
         members = groups == g
-        rows.append({"group": _plain(g), "subgroup": "all",
-                     **minimum_resources(C[members], method=method, time_limit=time_limit).to_frame().iloc[0]})
+        rows.append(row(_plain(g), "all", members))
         if subgroups is None:
             continue
         for s in pd.unique(subgroups[members]):
             inside = members & (subgroups == s)
             if not _coverable(C[inside]).any():
                 continue
-            rows.append({"group": _plain(g), "subgroup": _plain(s),
-                         **minimum_resources(C[inside], method=method, time_limit=time_limit).to_frame().iloc[0]})
+            rows.append(row(_plain(g), _plain(s), inside))
+    if unsolved:
+        warnings.warn(f"time_limit={time_limit!r} s ran out before {len(unsolved)} row(s) of the table "
+                      f"(first {unsolved[0]}); they have status 'not solved'. Raise time_limit or use "
+                      "method='greedy'.", stacklevel=2)
     return pd.DataFrame(rows).set_index(["group", "subgroup"])
+
+
+def _budget(method: str, time_limit) -> Deadline | None:
+    """One time budget for a call that may solve several MIPs (None for greedy, which needs none)."""
+    time_limit = check_time_limit(time_limit)
+    return Deadline(time_limit) if method == "mip" else None
+
+
+def _time_left(deadline: Deadline | None, what: str) -> float:
+    """Seconds for the next MIP; TimeoutError once the call's time_limit is spent (a partial curve means nothing)."""
+    if deadline is None:
+        return 60.0  # unused by greedy
+    if deadline.expired:
+        raise TimeoutError(
+            f"time_limit={deadline.seconds:g} s ran out before {what}; the call solves one MIP per grid point. "
+            "Raise time_limit, use a coarser grid, or use method='greedy'."
+        )
+    return deadline.remaining()
 
 
 def _finite_cost(value, name: str) -> float:
@@ -506,7 +544,9 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
         depends on the costs of the ``C`` given.
     method : {"greedy", "mip"}, default "greedy"
     time_limit : float, default 60
-        Seconds for each MIP.
+        Seconds for the whole call with ``method="mip"`` (one MIP per
+        threshold, each given the time left); TimeoutError when it runs out
+        before the curve is complete.
     """
     C = check_cost_matrix(C)
     k = _integer(k, "k")
@@ -515,7 +555,9 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
     if len(C_cov) == 0:
         raise ValueError("no factual can reach any candidate; kAUC is undefined.")
     k_used = min(k, C_cov.shape[1])  # more than every candidate adds nothing
-    share = np.array([max_coverage(C_cov, k_used, float(d), method=method, time_limit=time_limit).coverage
+    deadline = _budget(method, time_limit)
+    share = np.array([max_coverage(C_cov, k_used, float(d), method=method,
+                                   time_limit=_time_left(deadline, f"threshold d={float(d):g}")).coverage
                       for d in grid]) / len(C_cov)
     best = share.max()
     return AUCResult("kAUC", k, _normalised_area(grid, share, 1.0), float(grid[np.argmax(share >= best)]),
@@ -545,7 +587,8 @@ def dauc(C, d: float, k_values=None, *, method: str = "greedy", time_limit: floa
         compare groups give every group the same grid (:func:`auc_table` does).
     method : {"greedy", "mip"}, default "greedy"
     time_limit : float, default 60
-        Seconds for each MIP.
+        Seconds for the whole call with ``method="mip"`` (each MIP gets the
+        time left); TimeoutError when it runs out before the curve is complete.
     """
     C = check_cost_matrix(C)
     d = _finite_cost(d, "d")
@@ -555,8 +598,10 @@ def dauc(C, d: float, k_values=None, *, method: str = "greedy", time_limit: floa
     if k_values is None:
         k_values = k_grid(minimum_resources(C_cov, method="greedy").k0)
     grid = _count_grid(k_values, "k_values")
+    deadline = _budget(method, time_limit)
     share = np.array([max_coverage(C_cov, min(int(k), C_cov.shape[1]), d, method=method,
-                                   time_limit=time_limit).coverage for k in grid]) / len(C_cov)
+                                   time_limit=_time_left(deadline, f"k={int(k)}")).coverage
+                      for k in grid]) / len(C_cov)
     best = share.max()
     return AUCResult("dAUC", d, _normalised_area(grid, share, 1.0), float(grid[np.argmax(share >= best)]),
                      float(best), pd.DataFrame({"k": grid, "coverage": share}))
@@ -600,7 +645,8 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
         (an error if that is 0).
     method : {"greedy", "mip"}, default "greedy"
     time_limit : float, default 60
-        Seconds for each MIP.
+        Seconds for the whole call with ``method="mip"`` (each MIP gets the
+        time left); TimeoutError when it runs out before the curve is complete.
 
     Examples
     --------
@@ -622,12 +668,19 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     if k_values is None:
         k_values = k_grid(minimum_resources(C_cov, method="greedy").k0, 25)
     grid = _count_grid(k_values, "k_values")
-    costs = []
+    deadline = _budget(method, time_limit)
+    costs, limited = [], []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # infeasible small k are expected here
+        warnings.simplefilter("ignore")  # infeasible small k are expected here; time limits are reported below
         for k in grid:
-            result = min_max_cost(C_cov, min(int(k), C_cov.shape[1]), c, method=method, time_limit=time_limit)
+            result = min_max_cost(C_cov, min(int(k), C_cov.shape[1]), c, method=method,
+                                  time_limit=_time_left(deadline, f"k={int(k)}"))
             costs.append(result.cost if result.status != "infeasible" else np.inf)
+            if result.status == "time limit":
+                limited.append(int(k))
+    if limited:
+        warnings.warn(f"cAUC: the MIP stopped at the time limit for k = {limited}; those costs are the best found, "
+                      "not proven minimal, so the score may be too high. Raise time_limit.", stacklevel=2)
     costs = np.array(costs, dtype=float)
     feasible = np.isfinite(costs)
     # the area scores an unreachable coverage at the ceiling; the best value and
@@ -812,10 +865,9 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
         "all"), one column per feature, plus ``covered`` (number of covered
         factuals).
     """
-    if not isinstance(encoder, Encoder):
-        raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
-    A = _check_matrix(Z_factual, "Z_factual", encoder.n_columns)
-    B = _check_matrix(Z_candidates, "Z_candidates", encoder.n_columns)
+    check_encoder(encoder)
+    A = check_encoded(Z_factual, "Z_factual", encoder.n_columns)
+    B = check_encoded(Z_candidates, "Z_candidates", encoder.n_columns)
     shape = np.shape(assignment)
     if shape != (len(A),):
         raise ValueError(f"assignment has shape {shape}; give one entry per factual ({len(A)}).")
@@ -858,7 +910,8 @@ def group_vs_individual_cost(C, k_values, *, method: str = "mip", time_limit: fl
         Strictly increasing integers >= 1.
     method : {"mip", "greedy"}, default "mip"
     time_limit : float, default 60
-        Seconds for each MIP.
+        Seconds for the whole call with ``method="mip"`` (each MIP gets the
+        time left); TimeoutError when it runs out before the curve is complete.
 
     Returns
     -------
@@ -873,11 +926,13 @@ def group_vs_individual_cost(C, k_values, *, method: str = "mip", time_limit: fl
     grid = _count_grid(k_values, "k_values")
     largest = float(C[np.isfinite(C)].max())
     individual = C.min(axis=1)
+    deadline = _budget(method, time_limit)
     rows = []
     for k in grid:
         k_used = min(int(k), C.shape[1])
-        reach = max_coverage(C, k_used, largest, method=method, time_limit=time_limit)
-        group = min_max_cost(C, k_used, reach.coverage / len(C), method=method, time_limit=time_limit)
+        reach = max_coverage(C, k_used, largest, method=method, time_limit=_time_left(deadline, f"k={int(k)}"))
+        group = min_max_cost(C, k_used, reach.coverage / len(C), method=method,
+                             time_limit=_time_left(deadline, f"k={int(k)}"))
         served = group.assignment >= 0
         group_mean, own_mean = float(group.assigned_cost[served].mean()), float(individual[served].mean())
         rows.append({"k": int(k), "served": int(served.sum()), "group mean cost": group_mean,

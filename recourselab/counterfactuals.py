@@ -34,8 +34,8 @@ import pulp
 from tqdm.auto import tqdm
 
 from . import _linear
-from ._mip import Deadline, continuous, solve
-from .features import Encoder, check_encoded
+from ._mip import Deadline, check_time_limit, continuous, solve
+from .features import Encoder, check_encoded, check_encoder
 
 __all__ = [
     "NO_COUNTERFACTUAL",
@@ -193,9 +193,7 @@ def nearest_counterfactuals(
     >>> nearest_counterfactuals(Z[2:], Z[:2], enc).best_index.tolist()   # the 40-year-old cannot get younger
     [<NA>]
     """
-    if not isinstance(encoder, Encoder):
-        raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
-    encoder._require_fitted()
+    check_encoder(encoder)
     A = check_encoded(Z_factual, "Z_factual", encoder.n_columns)
     B = check_encoded(Z_candidates, "Z_candidates", encoder.n_columns)
     if len(B) == 0:
@@ -257,9 +255,7 @@ def describe_changes(
         categories), ``unit``, ``cost`` (the feature's weighted L1 share) and
         ``allowed`` (False where the move breaks the feature's actionability).
     """
-    if not isinstance(encoder, Encoder):
-        raise TypeError(f"encoder must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
-    encoder._require_fitted()
+    check_encoder(encoder)
     a = check_encoded(z_from, "z_from", encoder.n_columns)
     b = check_encoded(z_to, "z_to", encoder.n_columns)
     if len(a) != 1 or len(b) != 1:
@@ -334,7 +330,8 @@ def recourse_by_group(cost, groups) -> pd.DataFrame:
                          "a recourse cost is >= 0 (inf = no recourse).")
     missing = pd.isna(groups)
     if missing.any():
-        raise ValueError(f"groups has missing labels (None or NaN; first at position {int(np.flatnonzero(missing)[0])}); "
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"groups has missing labels (None or NaN; first at position {first}); "
                          "give every individual a group, e.g. 'unknown', so nobody is silently dropped.")
     frame = pd.DataFrame({"group": groups, "cost": np.where(np.isfinite(cost), cost, np.nan)})
     table = frame.groupby("group").agg(
@@ -569,7 +566,7 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
         delta, cost, s, reachable = _linear.closed_form(problem)
         status = np.where(s >= 0, "favourable", np.where(reachable, "projected", "infeasible")).astype(object)
     else:
-        time_limit = _check_time_limit(time_limit)
+        time_limit = check_time_limit(time_limit)
         step = _mip_steps(steps, problem)
         s = _linear.margin(A, problem.coef, problem.intercept)
         status = np.where(s >= 0, "favourable", "not solved").astype(object)
@@ -616,13 +613,6 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
         margin=_frozen(s), objective=_frozen(objective), method=method,
         runtime=time.perf_counter() - start,
     )
-
-
-def _check_time_limit(time_limit) -> float:
-    t = _linear.check_real(time_limit, "time_limit")
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"time_limit={time_limit!r} must be a positive, finite number of seconds.")
-    return t
 
 
 def _bounded(prob, name, low, up, cat):

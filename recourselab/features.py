@@ -32,10 +32,12 @@ import numpy as np
 import pandas as pd
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 
 __all__ = [
     "KINDS",
     "check_encoded",
+    "check_encoder",
     "ACTIONABILITY",
     "FeatureSpec",
     "Encoder",
@@ -174,7 +176,9 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
         if spec.order is not None:
             levels = "; ".join(map(str, spec.order))
         elif spec.lower is not None or spec.upper is not None:
-            levels = f"[{spec.lower if spec.lower is not None else 'data min'}, {spec.upper if spec.upper is not None else 'data max'}]"
+            lower = spec.lower if spec.lower is not None else "data min"
+            upper = spec.upper if spec.upper is not None else "data max"
+            levels = f"[{lower}, {upper}]"
         else:
             levels = ""
         rows.append(
@@ -220,7 +224,12 @@ def check_encoded(Z, name: str, n_columns: int) -> np.ndarray:
     return Z
 
 
-_check_matrix = check_encoded  # TEMPORARY alias while other modules move to check_encoded
+def check_encoder(encoder, name: str = "encoder") -> "Encoder":
+    """``encoder`` if it is a fitted :class:`Encoder`; TypeError or scikit-learn's NotFittedError otherwise."""
+    if not isinstance(encoder, Encoder):
+        raise TypeError(f"{name} must be a fitted recourselab Encoder, got {type(encoder).__name__}.")
+    encoder._require_fitted()
+    return encoder
 
 
 class Encoder(TransformerMixin, BaseEstimator):
@@ -426,7 +435,7 @@ class Encoder(TransformerMixin, BaseEstimator):
 
     def _require_fitted(self):
         if not hasattr(self, "feature_names_out_"):
-            raise RuntimeError("This Encoder is not fitted yet; call fit(frame) first.")
+            raise NotFittedError("This Encoder is not fitted yet; call fit(frame) first.")
 
     # --------------------------------------------------------------- encoding
     @property
@@ -685,7 +694,8 @@ class Encoder(TransformerMixin, BaseEstimator):
             return np.sqrt((d ** 2) @ w)
         raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")
 
-    def pairwise_cost(self, Z_from, Z_to, *, weights: Mapping[str, float] | None = None, norm: str = "l1") -> np.ndarray:
+    def pairwise_cost(self, Z_from, Z_to, *, weights: Mapping[str, float] | None = None,
+                      norm: str = "l1") -> np.ndarray:
         """Cost of every move ``Z_from[i] -> Z_to[j]``, shape (len(Z_from), len(Z_to)).
 
         Same definition as :meth:`cost`, computed with SciPy's

@@ -29,7 +29,8 @@ from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity, NearestNeighbors
 from tqdm.auto import tqdm
 
-from .features import Encoder, _check_matrix
+from .counterfactuals import NO_COUNTERFACTUAL
+from .features import Encoder, check_encoded, check_encoder
 
 __all__ = [
     "WEIGHTINGS",
@@ -437,10 +438,12 @@ def build_feasibility_graph(
     >>> g.n_edges, g.components().tolist()
     (4, [0, 0, 0, 1])
     """
+    if encoder is not None:
+        check_encoder(encoder)
     Z = np.asarray(Z, dtype=float)
     if Z.ndim != 2 or len(Z) == 0:
         raise ValueError(f"Z has shape {Z.shape}; give a non-empty 2-d array of encoded rows.")
-    Z = _check_matrix(Z, "Z", Z.shape[1]) if encoder is None else _check_matrix(Z, "Z", encoder.n_columns)
+    Z = check_encoded(Z, "Z", Z.shape[1]) if encoder is None else check_encoded(Z, "Z", encoder.n_columns)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"epsilon={epsilon!r} must be a number (a largest step in encoded units).")
     epsilon = float(epsilon)
@@ -448,8 +451,6 @@ def build_feasibility_graph(
         raise ValueError(f"epsilon={epsilon!r} must be a positive number (a finite largest step in encoded units).")
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting={weighting!r} is not one of {WEIGHTINGS}.")
-    if encoder is not None and not isinstance(encoder, Encoder):
-        raise TypeError(f"encoder must be a fitted recourselab Encoder or None, got {type(encoder).__name__}.")
     if isinstance(max_kde_points, bool) or not isinstance(max_kde_points, numbers.Integral):
         raise TypeError(f"max_kde_points={max_kde_points!r} must be an integer (a number of rows).")
     if max_kde_points < 2:
@@ -547,7 +548,9 @@ def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sour
     epsilons = np.sort(raw.astype(float))
     if epsilons.size == 0 or not (epsilons > 0).all() or not np.isfinite(epsilons).all():
         raise ValueError(f"epsilons={epsilons.tolist()} must be a non-empty list of positive finite numbers.")
-    Z = _check_matrix(Z, "Z", Z.shape[1] if encoder is None else encoder.n_columns)
+    if encoder is not None:
+        check_encoder(encoder)
+    Z = check_encoded(Z, "Z", Z.shape[1] if encoder is None else encoder.n_columns)
     if (sources is None) != (targets is None):
         raise ValueError("give sources and targets together (row positions), or neither.")
     if sources is not None:
@@ -702,7 +705,10 @@ class FaceCounterfactuals:
     sources : ndarray of int
         The factual nodes.
     target : ndarray of int
-        Chosen counterfactual node per source (-1 = no reachable target).
+        Chosen counterfactual node per source;
+        :data:`~recourselab.counterfactuals.NO_COUNTERFACTUAL` where no target
+        is reachable (a value numpy refuses as an index, so it cannot select a
+        node by mistake).
     cost : ndarray of float
         Its cost (``inf`` when none).
     paths : list of ndarray
@@ -717,13 +723,20 @@ class FaceCounterfactuals:
     paths: list
     cost_type: str
 
+    @property
+    def found(self) -> np.ndarray:
+        """True where the source reaches a target."""
+        return self.target != NO_COUNTERFACTUAL
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per source: target, cost, number of steps."""
+        """One row per source: target (``<NA>`` when none), cost, number of steps, found."""
+        found = self.found
         return pd.DataFrame({
             "source": self.sources,
-            "target": self.target,
+            "target": pd.arrays.IntegerArray(np.where(found, self.target, 0).astype(np.int64), ~found),
             "cost": self.cost,
             "steps": [max(len(p) - 1, 0) for p in self.paths],
+            "found": found,
         })
 
 
@@ -791,13 +804,13 @@ def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str
     C = graph.costs(sources, targets, cost=cost)
     best = np.argmin(C, axis=1)
     best_cost = C[np.arange(len(sources)), best]
-    target = np.where(np.isfinite(best_cost), targets[best], -1)
+    target = np.where(np.isfinite(best_cost), targets[best], NO_COUNTERFACTUAL).astype(np.int64)
     # paths along the graph's weights (hops for cost="hops")
     _, predecessors = dijkstra(graph.adjacency, directed=True, indices=sources,
                                unweighted=(cost == "hops"), return_predecessors=True)
     paths = []
     for row, t in enumerate(target):
-        if t < 0:
+        if t == NO_COUNTERFACTUAL:
             paths.append(np.array([], dtype=int))
             continue
         path = [int(t)]

@@ -57,7 +57,7 @@ import pulp
 from scipy import sparse
 from tqdm.auto import tqdm
 
-from ._mip import Deadline, binary, continuous, solve, time_limit_message
+from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
 from ._validation import check_cost_matrix
 
 __all__ = [
@@ -332,14 +332,6 @@ def _check_method(method) -> str:
     if method not in METHODS:
         raise ValueError(f"method={method!r} is not supported; use 'greedy' or 'mip'.")
     return method
-
-
-def _check_time_limit(time_limit) -> float:
-    t = _check_real(time_limit, "time_limit")
-    if not (t > 0 and math.isfinite(t)):
-        raise ValueError(f"time_limit={time_limit!r} must be a positive number of seconds (finite: every MIP "
-                         "runs with a limit).")
-    return t
 
 
 def _need(c: float, n: int) -> int:
@@ -635,7 +627,7 @@ def max_coverage(C, k, d, *, method="greedy", time_limit=60.0, progress=False) -
     k = _check_k(k, C.shape[1])
     d = _check_d(d)
     method = _check_method(method)
-    time_limit = _check_time_limit(time_limit)
+    time_limit = check_time_limit(time_limit)
     parameters = {"k": k, "d": d, "method": method}
     if method == "mip":
         parameters["time_limit"] = time_limit
@@ -952,7 +944,7 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
     k = _check_k(k, C.shape[1])
     c = _check_c(c)
     method = _check_method(method)
-    time_limit = _check_time_limit(time_limit)
+    time_limit = check_time_limit(time_limit)
     _rng(random_state)  # validate early, also where the MIP ignores it
     need = _need(c, C.shape[0])
     parameters = {"k": k, "c": c, "need": need, "method": method}
@@ -1034,7 +1026,7 @@ def max_coverage_by_component(C, factual_component, candidate_component, k, d, *
     k = _check_k(k, None)
     d = _check_d(d)
     method = _check_method(method)
-    time_limit = _check_time_limit(time_limit)
+    time_limit = check_time_limit(time_limit)
     deadline = Deadline(time_limit)
     out, unsolved = {}, []
     for label, rows, cols in tqdm(_components(C, factual_component, candidate_component), disable=not progress,
@@ -1098,7 +1090,7 @@ def min_max_cost_by_component(C, factual_component, candidate_component, k, c, *
     k = _check_k(k, None)
     c = _check_c(c)
     method = _check_method(method)
-    time_limit = _check_time_limit(time_limit)
+    time_limit = check_time_limit(time_limit)
     checked = _rng(random_state)  # validate, also where the MIP ignores it
     rng = checked if (method == "greedy" and random_state is not None) else None
     deadline = Deadline(time_limit)
@@ -1533,7 +1525,7 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     k = _check_k(k, C.shape[1])
     c = _check_c(c)
     method = _check_method(method)
-    time_limit = _check_time_limit(time_limit)
+    time_limit = check_time_limit(time_limit)
     deadline = Deadline(time_limit)
     comps = _components(C, factual_component, candidate_component)
     need = _need(c, C.shape[0])

@@ -185,7 +185,7 @@ def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None, wr
         labels.append(f"{r['feature']}\n{move}")
     colours = [GROUP_COLOURS[1] if ok else "0.6" for ok in rows["allowed"]]
     bars = ax.barh(np.arange(len(rows)), rows["cost"], color=colours)
-    for bar, ok in zip(bars, rows["allowed"]):
+    for bar, ok in zip(bars, rows["allowed"], strict=True):
         if not ok:
             bar.set_hatch("//")
             bar.set_edgecolor("0.3")
@@ -241,10 +241,11 @@ def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, gr
     if groups is None:
         ring = ["0.2"] * graph.n_nodes
     else:
-        order = list(group_order) if group_order is not None else sorted(pd.unique(np.asarray(groups)).tolist(), key=str)
+        order = (list(group_order) if group_order is not None
+                 else sorted(pd.unique(np.asarray(groups)).tolist(), key=str))
         palette = group_palette(order)
         ring = [palette[g] for g in groups]
-    on_path = set(zip(path[:-1], path[1:])) if path is not None and len(path) > 1 else set()
+    on_path = set(zip(path[:-1], path[1:], strict=True)) if path is not None and len(path) > 1 else set()
     plain = [e for e in G.edges if e not in on_path]
     nx.draw_networkx_edges(G, pos, edgelist=plain, ax=ax, edge_color="0.55", arrows=True, arrowsize=12,
                            node_size=520, connectionstyle="arc3,rad=0.08")
@@ -310,7 +311,7 @@ def plot_attribute_change_frequency(table: pd.DataFrame, *, ax=None, title: str 
     shares = shares.loc[:, shares.max(axis=0) > min_share]
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shares)))
-    labels = [f"{idx} (n={n})" for idx, n in zip(shares.index, table["covered"])]
+    labels = [f"{idx} (n={n})" for idx, n in zip(shares.index, table["covered"], strict=True)]
     sns.heatmap(100 * shares.astype(float), annot=True, fmt=".0f", cmap="Blues", vmin=0, vmax=100, ax=ax,
                 cbar_kws={"label": "changed (% of covered)"}, yticklabels=labels)
     ax.set(xlabel="", ylabel="", title=title or "")
@@ -431,8 +432,8 @@ def plot_attribution_pair(attributions, attributions_cf, feature_names, *, label
                           "who": [labels[0]] * len(keep) + [labels[1]] * len(keep)})
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.42 * len(keep)))
-    sns.barplot(data=frame, y="feature", x="attribution", hue="who", palette=dict(zip(labels, GROUP_COLOURS)),
-                ax=ax, orient="h")
+    palette = dict(zip(labels, GROUP_COLOURS, strict=False))  # two members of a pair, two colours
+    sns.barplot(data=frame, y="feature", x="attribution", hue="who", palette=palette, ax=ax, orient="h")
     ax.axvline(0, color="black", lw=0.8)
     ax.set(xlabel="normalised attribution (share of the L2 norm)" if normalise else "attribution (logit units)",
            ylabel="", title=title or "")
@@ -456,9 +457,9 @@ def plot_regime_shares(shares: pd.DataFrame, *, ax=None, title: str | None = Non
     for regime in "ABCD":
         width = 100 * shares[regime].to_numpy()
         ax.barh(rows, width, left=left, color=REGIME_COLOURS[regime], label=_REGIME_NAMES[regime])
-        for r, (l, w) in enumerate(zip(left, width)):
+        for r, (start, w) in enumerate(zip(left, width, strict=True)):
             if w >= 6:
-                ax.text(l + w / 2, r, f"{w:.0f}", ha="center", va="center", fontsize=9, color="black")
+                ax.text(start + w / 2, r, f"{w:.0f}", ha="center", va="center", fontsize=9, color="black")
         left += width
     ax.set_yticks(rows, labels=[str(i) for i in shares.index])
     ax.invert_yaxis()
@@ -486,7 +487,7 @@ def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: 
         _, ax = plt.subplots(figsize=(7.5, 5))
     names = list(dict.fromkeys(frame[label]))
     if palette is None:
-        palette = dict(zip(names, (GROUP_COLOURS + _MORE_COLOURS) * 2))
+        palette = dict(zip(names, (GROUP_COLOURS + _MORE_COLOURS) * 2, strict=False))  # more colours than names
     missing = [n for n in names if n not in palette]
     if missing:
         raise ValueError(f"palette has no colour for {missing}.")
@@ -509,8 +510,8 @@ def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: 
     return ax
 
 
-def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence | None = None, max_combinations: int = 12,
-                      title: str | None = None):
+def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence | None = None,
+                      max_combinations: int = 12, title: str | None = None):
     """Which combinations of lenses flag the same individuals (an UpSet-style figure).
 
     Parameters
@@ -537,7 +538,7 @@ def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence
     flagged = flags[flags.any(axis=1)]
     if flagged.empty:
         raise ValueError("no individual is flagged by any lens; nothing to draw.")
-    group = (pd.Series("all", index=flags.index) if groups is None else pd.Series(np.asarray(groups), index=flags.index))
+    group = pd.Series("all" if groups is None else np.asarray(groups), index=flags.index)
     order = list(group_order) if group_order is not None else sorted(pd.unique(group))
     palette = group_palette(order) if groups is not None else {"all": "0.4"}
     keys = pd.Series(["".join("1" if v else "0" for v in row) for row in flagged.to_numpy()], index=flagged.index)
@@ -550,13 +551,13 @@ def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence
     for g in order:
         ax.bar(x, counts[g].to_numpy(), bottom=bottom, color=palette[g], label=str(g), width=0.7)
         bottom += counts[g].to_numpy()
-    for xi, total in zip(x, counts["_total"]):
+    for xi, total in zip(x, counts["_total"], strict=True):
         ax.text(xi, total, str(int(total)), ha="center", va="bottom", fontsize=9)
     ax.set(ylabel="individuals", title=title or "")
     if groups is not None:
         ax.legend(title="", fontsize=9)
     lenses = list(flags.columns)
-    for xi, key in zip(x, counts.index):
+    for xi, key in zip(x, counts.index, strict=True):
         on = [j for j, v in enumerate(key) if v == "1"]
         ax_dots.scatter(np.full(len(lenses), xi), np.arange(len(lenses)), color="0.85", s=40, zorder=2)
         ax_dots.scatter(np.full(len(on), xi), on, color="black", s=40, zorder=3)

@@ -201,7 +201,8 @@ def _shares_p(p, wanted: list) -> np.ndarray:
         vals = np.array([float(p[w]) for w in wanted])
     elif np.isscalar(p):
         if len(wanted) != 1:
-            raise ValueError(f"p={p!r} is one number but protected_group has {len(wanted)} labels; give one share each.")
+            raise ValueError(f"p={p!r} is one number but protected_group has {len(wanted)} labels; "
+                             "give one share each.")
         vals = np.array([float(p)])
     else:
         vals = np.asarray(p, dtype=float).reshape(-1)
@@ -221,7 +222,7 @@ def _rho(sums, counts) -> float:
     """min/max of the present groups' mean costs; NaN with fewer than two groups; 1 when all means are 0."""
     lo = hi = None
     present = 0
-    for s, c in zip(sums, counts):
+    for s, c in zip(sums, counts, strict=True):
         if c > 0:
             mu = float(s) / float(c)
             present += 1
@@ -242,7 +243,7 @@ def _rho_interval(sums, counts, g: int, q: float):
     is >= q exactly when q*M <= mu <= m/q (and m >= q*M).
     """
     m = M = None
-    for h, (s, c) in enumerate(zip(sums, counts)):
+    for h, (s, c) in enumerate(zip(sums, counts, strict=True)):
         if h == g or c <= 0:
             continue
         mu = float(s) / float(c)
@@ -262,7 +263,7 @@ def _rho_interval(sums, counts, g: int, q: float):
 def _violation(counts, size, P, p, alpha) -> float:
     """Total distance of the protected shares outside their bands (0 = fair)."""
     v = 0.0
-    for g, pg, ag in zip(P, p, alpha):
+    for g, pg, ag in zip(P, p, alpha, strict=True):
         d = abs(counts[g] / size - pg) - ag - _SLACK
         if d > 0:
             v += d
@@ -320,7 +321,10 @@ def fair_representation(groups, protected_group, tolerance=1 / 3, *, p) -> bool:
     --------
     >>> fair_representation(["M", "F", "M", "M", "M"], "F", p=0.3)   # 20% is inside 30% +- 10%
     True
-    >>> fair_representation(["M", "M", "M", "M", "M"], "F", p=0.3)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # "F" does not occur in the set: a warning asks whether it is misspelt
+    ...     fair_representation(["M", "M", "M", "M", "M"], "F", p=0.3)
     False
     """
     t = _check_tolerance(tolerance)
@@ -329,7 +333,17 @@ def fair_representation(groups, protected_group, tolerance=1 / 3, *, p) -> bool:
     arr = np.asarray(groups)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"groups has shape {arr.shape}; give the labels of a non-empty set (1-d).")
+    missing = pd.isna(arr.astype(object))
+    if missing.any():
+        raise ValueError(f"groups has missing labels (first at position {int(np.flatnonzero(missing)[0])}); "
+                         "give every member a group label.")
     counts = np.array([np.count_nonzero(arr == w) for w in wanted], dtype=float)
+    absent = [w for w, c in zip(wanted, counts, strict=True) if c == 0]
+    if absent:
+        # a set may well lack a protected group (its share is then 0), but a misspelt label looks the same
+        warnings.warn(f"protected_group label(s) {absent} do not occur in groups (whose labels are "
+                      f"{sorted(map(str, set(arr.tolist())))[:6]}); their share in the set is 0. If a label is "
+                      "misspelt, fix it.", stacklevel=2)
     return bool(_band_ok(counts, arr.size, pv, pv * t))
 
 
@@ -821,11 +835,11 @@ def _interventions(records, problem, engine, cost_new) -> pd.DataFrame:
     rows = []
     for y, cols, eff in records:
         x_new = A[y].copy()
-        for j, k in zip(cols.tolist(), eff.tolist()):
+        for j, k in zip(cols.tolist(), eff.tolist(), strict=True):
             x_new[j] += engine.signed_step[F.index(j)] * k
         if encoder is not None:
             readable = encoder.inverse_transform(np.vstack([A[y], x_new]))
-        for j, k in zip(cols.tolist(), eff.tolist()):
+        for j, k in zip(cols.tolist(), eff.tolist(), strict=True):
             if k == 0:
                 continue
             line = {"row": int(y), "feature": columns[j], "before": float(A[y, j]), "after": float(x_new[j]),
@@ -921,7 +935,8 @@ class RaguelResult:
     def to_frame(self) -> pd.DataFrame:
         """One line per output position: row, group, costs, and the prefix's share, fairness and rho."""
         g = self.groups[self.order]
-        rep = ranked_fair_representation(g, list(self.protected_group), self.tolerance, p=[self.p[k] for k in self.protected_group])
+        rep = ranked_fair_representation(g, list(self.protected_group), self.tolerance,
+                                         p=[self.p[k] for k in self.protected_group])
         rho = ranked_recourse_fairness(self.cost_new[self.order], g, 0.0 if self.beta is None else self.beta)
         frame = pd.DataFrame({
             "position": np.arange(len(self.order)), "row": self.order, "group": g,
@@ -1157,7 +1172,7 @@ def raguel(X, groups, *, coef, intercept, weights=None, steps=None, protected_gr
         interventions=_interventions(records, problem, engine, cost_cur), exit_at=exit_at,
         unattainable=_frozen(np.asarray(unattainable, dtype=int)),
         groups=_frozen(np.asarray(labels, dtype=object)[codes]),
-        protected_group=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p)},
+        protected_group=tuple(labels[i] for i in P), p={labels[i]: float(v) for i, v in zip(P, p, strict=True)},
         tolerance=t, beta=beta, runtime=time.perf_counter() - start,
     )
 
@@ -1465,7 +1480,7 @@ def raguel_block(X, groups, *, coef, intercept, weights=None, steps=None, protec
         interventions=_interventions(records, problem, engine, cost_cur),
         exit_at=int(starts[exited[0]]) if exited else None, unattainable=_frozen(np.zeros(0, dtype=int)),
         groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected_group=tuple(labels[i] for i in P),
-        p={labels[i]: float(v) for i, v in zip(P, p)}, tolerance=t, beta=beta,
+        p={labels[i]: float(v) for i, v in zip(P, p, strict=True)}, tolerance=t, beta=beta,
         runtime=time.perf_counter() - start,
         block=_frozen(block_of_pos), block_sizes=_frozen(sizes),
         blocks_unfair_before=int(np.count_nonzero(~fair_b)), blocks_unfair_after=int(np.count_nonzero(~fair_a)),
@@ -1822,6 +1837,9 @@ def fair_rerank(scores_or_order, protected, *, p=None, alpha=0.1, k=None, adjust
     if prot.ndim != 1:
         raise ValueError(f"protected has shape {prot.shape}; give one flag per row.")
     n = prot.size
+    if prot.dtype == object and pd.isna(prot).any():
+        raise ValueError(f"protected has missing flags (first at row {int(np.flatnonzero(pd.isna(prot))[0])}); "
+                         "give True/False (or 1/0) for every row.")
     if prot.dtype != bool:
         values = set(np.unique(prot).tolist())
         if not values <= {0, 1}:
@@ -1831,6 +1849,12 @@ def fair_rerank(scores_or_order, protected, *, p=None, alpha=0.1, k=None, adjust
     if values.shape != (n,):
         raise ValueError(f"scores_or_order has shape {values.shape} but protected has {n} entries; give one per row.")
     if kind == "order":
+        if values.dtype.kind not in "iu":
+            as_float = values.astype(float) if values.dtype.kind in "fb" else None
+            if as_float is None or values.dtype.kind == "b" or not np.array_equal(as_float, np.round(as_float)):
+                raise TypeError(f"scores_or_order={values.tolist()[:6]}... must hold integer row positions with "
+                                "kind='order' (fractional positions are not rounded); pass kind='score' or "
+                                "kind='cost' for values.")
         order = values.astype(int)
         if not np.array_equal(np.sort(order), np.arange(n)):
             raise ValueError("scores_or_order with kind='order' must be a permutation of the row positions 0..n-1; "

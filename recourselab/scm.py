@@ -386,7 +386,7 @@ class AdditiveNoiseSCM:
             model = self.regressors_[node]
             coef = np.asarray(model.coef_, dtype=float).reshape(-1)
             intercept = float(np.ravel(getattr(model, "intercept_", 0.0))[0])
-            for parent, value in zip(self.parents_[node], coef):
+            for parent, value in zip(self.parents_[node], coef, strict=True):
                 rows.append({"node": node, "parent": parent, "coefficient": float(value),
                              "intercept": intercept})
         return pd.DataFrame(rows, columns=["node", "parent", "coefficient", "intercept"])

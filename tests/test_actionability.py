@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from strategies import specs_and_frames
 
 from recourselab import _linear
 from recourselab.allocation import feature_ce
@@ -22,6 +21,8 @@ from recourselab.counterfactuals import linear_recourse, nearest_counterfactuals
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.graph import build_feasibility_graph, face_counterfactuals
 from recourselab.ranking import raguel, raguel_block
+
+from strategies import specs_and_frames
 
 
 @st.composite

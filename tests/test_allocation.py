@@ -33,7 +33,7 @@ from recourselab.allocation import (
     utility_ce_naive,
     validity,
 )
-from recourselab.counterfactuals import nearest_counterfactuals
+from recourselab.counterfactuals import NO_COUNTERFACTUAL, nearest_counterfactuals
 from recourselab.datasets import admissions_graduation_probability, make_admissions
 
 EPS = 1e-6
@@ -383,10 +383,14 @@ def test_feature_ce_reaches_m_prime_at_the_nearest_feasible_profile(admissions):
     expected = nearest_counterfactuals(Z[index], Z[reach], enc).best_cost[0]
     assert res.cost == pytest.approx(expected)
     assert feature_ce(model, Z, index, proba[index] - 0.01, enc).cost == 0.0   # already there
-    assert feature_ce(model, Z, index, 1.2, enc).target == -1                  # m' above 1: impossible
+    impossible = feature_ce(model, Z, index, 1.2, enc)                        # m' above 1: impossible
+    assert not impossible.found and impossible.target == NO_COUNTERFACTUAL
+    with pytest.raises(IndexError):  # an absent counterfactual cannot pick a row by mistake
+        Z[impossible.target]
+    assert impossible.to_frame()["target"].isna().all()
     subset = feature_ce(model, Z, index, 0.7, enc, candidates=np.r_[index, reach[:5]])
-    assert subset.target in reach[:5] or subset.target == -1
-    assert res.to_frame().shape == (1, 6)
+    assert subset.target in reach[:5] or not subset.found
+    assert res.to_frame().shape == (1, 7) and res.to_frame()["target"].iloc[0] == res.target
 
 
 def test_make_admissions_rates_and_specs(admissions):

@@ -535,3 +535,73 @@ def test_a_nan_cost_is_a_clear_error(function):
     C[1, 2] = np.nan
     with pytest.raises(ValueError, match=r"C has NaN costs \(first at row 1, column 2\); use np.inf"):
         function(C)
+
+
+# --------------------------------------------------------------------------- time limits bound the whole call
+
+
+class _SolveClock:
+    """Stands in for ``_mip.clock``: time moves only when a CBC solve of burden or groupcf returns."""
+
+    def __init__(self, monkeypatch, step):
+        import recourselab.burden as burden_module
+        import recourselab.groupcf as groupcf_module
+        from recourselab import _mip
+
+        self.now, self.limits = 0.0, []
+        monkeypatch.setattr(_mip, "clock", lambda: self.now)
+        for module in (burden_module, groupcf_module):
+            real = module.solve
+
+            def solve(problem, time_limit, real=real):
+                self.limits.append(time_limit)
+                out = real(problem, time_limit)
+                self.now += step
+                return out
+
+            monkeypatch.setattr(module, "solve", solve)
+
+
+def _two_groups():
+    rng = np.random.default_rng(5)
+    C = np.round(rng.uniform(0.1, 2.0, (12, 6)), 2)
+    C[rng.random(C.shape) < 0.4] = np.inf
+    C[:, 0] = np.where(np.isinf(C[:, 0]), 1.9, C[:, 0])  # every factual coverable
+    return C, np.array(["a"] * 6 + ["b"] * 6)
+
+
+def test_kauc_time_limit_bounds_the_whole_curve(monkeypatch):
+    C, _ = _two_groups()
+    clock = _SolveClock(monkeypatch, step=0.0)
+    kauc(C, 2, method="mip", time_limit=5)
+    assert len(clock.limits) > 2 and all(t == 5.0 for t in clock.limits)  # time never passed: full limit each
+    clock = _SolveClock(monkeypatch, step=3.0)
+    with pytest.raises(TimeoutError, match=r"time_limit=5 s ran out before threshold d="):
+        kauc(C, 2, method="mip", time_limit=5)
+    assert clock.limits == [5.0, 2.0]  # each solve gets the time left; none starts after the deadline
+
+
+def test_cauc_and_dauc_time_limit_bounds_the_whole_curve(monkeypatch):
+    C, _ = _two_groups()
+    _SolveClock(monkeypatch, step=10.0)
+    with pytest.raises(TimeoutError, match="time_limit=4 s ran out before k="):
+        cauc(C, 0.5, [1, 2, 3], method="mip", time_limit=4)
+    with pytest.raises(TimeoutError, match="time_limit=4 s ran out before k="):
+        dauc(C, 1.0, [1, 2, 3], method="mip", time_limit=4)
+
+
+def test_minimum_resources_table_marks_rows_the_time_limit_did_not_reach(monkeypatch):
+    C, groups = _two_groups()
+    _SolveClock(monkeypatch, step=10.0)  # the first set cover uses the whole limit
+    with pytest.warns(UserWarning, match=r"ran out before 1 row\(s\) of the table \(first \('b', 'all'\)\)"):
+        table = minimum_resources_table(C, groups, time_limit=5)
+    assert table.loc[("a", "all"), "status"] == "optimal"
+    assert table.loc[("b", "all"), "status"] == "not solved" and np.isnan(table.loc[("b", "all"), "k0"])
+    assert table.loc[("b", "all"), "factuals"] == 6
+
+
+def test_minimum_resources_rejects_a_bad_time_limit():
+    C, _ = _two_groups()
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="time_limit=.* must be a positive number of seconds"):
+            minimum_resources(C, time_limit=bad)

@@ -35,7 +35,7 @@ def test_nearest_counterfactuals_match_brute_force(data, k, norm, feasible_only)
         expected = np.sort(costs)[:k]
         got = res.cost[i][np.isfinite(res.cost[i])]
         np.testing.assert_allclose(got, expected, atol=1e-9)
-        for j, c in zip(res.index[i], res.cost[i]):
+        for j, c in zip(res.index[i], res.cost[i], strict=True):
             if j != NO_COUNTERFACTUAL:
                 assert c == pytest.approx(enc.cost(factual[i], candidates[j], norm=norm)[0], abs=1e-9)
                 assert not feasible_only or enc.feasible(factual[i], candidates[j])[0]

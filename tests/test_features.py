@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 
 from recourselab.features import Encoder, FeatureSpec, features_to_frame
 
@@ -90,7 +91,7 @@ def test_feasible_agrees_with_slow_per_feature_reference(data, draw):
     i = np.array(draw.draw(st.lists(st.integers(0, len(frame) - 1), min_size=1, max_size=30)))
     j = np.array(draw.draw(st.lists(st.integers(0, len(frame) - 1), min_size=len(i), max_size=len(i))))
     fast = enc.feasible(Z[i], Z[j])
-    slow = [slow_feasible(specs, frame.iloc[a], frame.iloc[b]) for a, b in zip(i, j)]
+    slow = [slow_feasible(specs, frame.iloc[a], frame.iloc[b]) for a, b in zip(i, j, strict=True)]
     assert fast.tolist() == slow
     # violations() explains the same verdict feature by feature
     assert (~enc.violations(Z[i], Z[j]).any(axis=1)).tolist() == slow
@@ -184,7 +185,8 @@ def test_unknown_column_in_spec_is_named(german):
 def test_nan_is_reported_with_its_column(german):
     frame = german.frame.copy()
     frame.loc[[3, 7], "credit_amount"] = np.nan
-    with pytest.raises(ValueError, match=r"column 'credit_amount' of frame has 2 missing value\(s\) \(first rows: \[3, 7\]\)"):
+    message = r"column 'credit_amount' of frame has 2 missing value\(s\) \(first rows: \[3, 7\]\)"
+    with pytest.raises(ValueError, match=message):
         german.encoder().fit(frame)
 
 
@@ -211,7 +213,7 @@ def test_encoder_rejects_bad_construction_and_use():
         Encoder(["x"]).fit(pd.DataFrame({"x": [1]}))
     with pytest.raises(ValueError, match=r"more than once: \['x'\]"):
         Encoder([FeatureSpec("x", "continuous")] * 2).fit(pd.DataFrame({"x": [1]}))
-    with pytest.raises(RuntimeError, match="not fitted yet"):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
         Encoder([FeatureSpec("x", "continuous")]).transform(pd.DataFrame({"x": [1]}))
     with pytest.raises(TypeError, match="must be a pandas DataFrame"):
         Encoder([FeatureSpec("x", "continuous")]).fit(np.zeros((2, 1)))

@@ -12,6 +12,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity
 
+from recourselab.counterfactuals import NO_COUNTERFACTUAL
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.graph import (
     _kde_weights,
@@ -191,7 +192,9 @@ def test_face_picks_the_cheapest_reachable_target_and_a_valid_path():
         steps = [A[a, b] for a, b in zip(path[:-1], path[1:], strict=True)]
         assert all((a, b) in edge_set(graph) for a, b in zip(path[:-1], path[1:], strict=True))
         assert sum(steps) == pytest.approx(cost)
-    assert set(result.to_frame().columns) == {"source", "target", "cost", "steps"}
+    frame = result.to_frame()
+    assert list(frame.columns) == ["source", "target", "cost", "steps", "found"]
+    assert frame["target"].isna().tolist() == (~result.found).tolist()
 
 
 def test_face_probability_threshold_filters_targets():
@@ -200,7 +203,7 @@ def test_face_probability_threshold_filters_targets():
     graph = build_feasibility_graph(Z, 0.4, weighting="distance")
     proba = rng.random(40)
     result = face_counterfactuals(graph, [0, 1, 2], np.arange(3, 40), proba=proba, min_proba=0.7)
-    chosen = result.target[result.target >= 0]
+    chosen = result.target[result.found]
     assert chosen.size and (proba[chosen] >= 0.7).all()
     with pytest.raises(ValueError, match="min_proba needs proba"):
         face_counterfactuals(graph, [0], [5], min_proba=0.5)
@@ -213,7 +216,7 @@ def test_face_density_threshold_filters_targets():
     Z = rng.random((50, 2))
     graph = build_feasibility_graph(Z, 0.3, weighting="kde")
     result = face_counterfactuals(graph, [0, 1], np.arange(2, 50), log_density_min=0.0)
-    chosen = result.target[result.target >= 0]
+    chosen = result.target[result.found]
     assert (graph.log_density[chosen] >= 0).all()
     with pytest.raises(ValueError, match="leaves no admissible target"):
         face_counterfactuals(graph, [0], np.arange(2, 50), log_density_min=50.0)
@@ -264,14 +267,14 @@ AUTHORS_GERMAN_BANDWIDTH = 0.09658620689655173  # FACEGroup code, src/kernel.py,
 
 
 def cheapest_routes(adjacency, sources, targets):
-    """For each source: the cheapest reachable target (-1 if none) and the node path to it (plain Dijkstra)."""
+    """For each source: the cheapest reachable target (NO_COUNTERFACTUAL if none) and the path to it (Dijkstra)."""
     dist, pred = dijkstra(adjacency, directed=True, indices=sources, return_predecessors=True)
     sub = dist[:, targets]
     best = np.argmin(sub, axis=1)
-    chosen = np.where(np.isfinite(sub[np.arange(len(sources)), best]), targets[best], -1)
+    chosen = np.where(np.isfinite(sub[np.arange(len(sources)), best]), targets[best], NO_COUNTERFACTUAL)
     routes = []
     for row, (s, t) in enumerate(zip(sources, chosen, strict=True)):
-        path = [int(t)] if t >= 0 else []
+        path = [int(t)] if t != NO_COUNTERFACTUAL else []
         while path and path[-1] != s:
             path.append(int(pred[row, path[-1]]))
         routes.append(path[::-1])

@@ -127,7 +127,7 @@ def slow_ranked_rho(costs, groups):
     out = []
     for k in range(1, len(costs) + 1):
         means = {}
-        for c, g in zip(costs[:k], groups[:k]):
+        for c, g in zip(costs[:k], groups[:k], strict=True):
             means.setdefault(g, []).append(c)
         values = [sum(v) / len(v) for v in means.values()]
         out.append(1.0 if len(values) < 2 or max(values) == 0 else min(values) / max(values))
@@ -514,7 +514,7 @@ def test_raguel_block_properties(inst, size, t, beta):
     assert (after[swaps["in_row"].to_numpy(dtype=int)] == swaps["block"].to_numpy()).all()
     assert (after[swaps["out_row"].to_numpy(dtype=int)] == swaps["block"].to_numpy() + 1).all()
     # a moved-up row costs at most the largest cost left in its block
-    for blk, row in zip(swaps["block"], swaps["in_row"]):
+    for blk, row in zip(swaps["block"], swaps["in_row"], strict=True):
         members = res.order[res.block == blk]
         assert res.cost_new[row] <= res.cost_new[members].max()
     # blocks come out sorted by current cost
@@ -580,7 +580,7 @@ def test_ranked_representation_matches_loop(groups, t, p):
 @given(st.lists(st.tuples(st.floats(0, 10), st.sampled_from(["a", "b", "c"])), min_size=2, max_size=30),
        st.floats(0, 1))
 def test_ranked_rho_matches_loop(pairs, beta):
-    costs, groups = zip(*pairs)
+    costs, groups = zip(*pairs, strict=True)
     assume(len(set(groups)) >= 2)
     check = ranked_recourse_fairness(costs, groups, beta)
     np.testing.assert_allclose(check.value, slow_ranked_rho(list(costs), list(groups)), rtol=1e-12, atol=1e-12)
@@ -725,3 +725,20 @@ def test_bad_input_messages():
         fair_rerank([0, 0, 1], [1, 0, 0], p=0.3)
     with pytest.raises(ValueError, match=r"p=1.5 must lie strictly between 0 and 1"):
         fair_minimum_table(10, 1.5, 0.1)
+
+
+def test_fair_representation_warns_about_a_protected_label_absent_from_the_set():
+    with pytest.warns(UserWarning, match=r"protected_group label\(s\) \['Fmale'\] do not occur in groups"):
+        assert not fair_representation(["F", "M", "M"], "Fmale", p=0.3)
+    with pytest.raises(ValueError, match="groups has missing labels"):
+        fair_representation(["F", None, "M"], "F", p=0.3)
+
+
+def test_fair_rerank_rejects_fractional_positions_and_missing_flags():
+    with pytest.raises(TypeError, match="must hold integer row positions with kind='order'"):
+        fair_rerank([0, 2.5, 1], [1, 0, 0], p=0.3)
+    assert fair_rerank(np.array([0.0, 2.0, 1.0]), [1, 0, 0], p=0.3).tolist() == [0, 2, 1]  # whole floats are fine
+    with pytest.raises(ValueError, match=r"protected has missing flags \(first at row 2\)"):
+        fair_rerank([0, 2, 1], [1, 0, None], p=0.3)
+    with pytest.raises(TypeError, match="k=2.7 must be an integer"):
+        fair_rerank([0, 2, 1], [1, 0, 0], p=0.3, k=2.7)
