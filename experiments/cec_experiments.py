@@ -100,8 +100,8 @@ def main() -> None:
             .to_csv(OUT / f"{name}_cv.csv", index=False)
         seconds[f"{name}_cv"] = time.perf_counter() - start
 
-    import jax
     import fairlearn
+    import jax
     import sklearn
 
     meta = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -334,7 +334,7 @@ def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, 
 # --------------------------------------------------------------------------- the exact projection
 
 
-def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray):
+def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarray | None = None):
     """Cost and multiplier of the weighted projection onto ``margin >= 0`` inside a box, row by row.
 
     Parameters
@@ -346,6 +346,11 @@ def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray):
         features (``inf`` for unbounded room, 0 for none).
     rate : array (m,)
         :math:`r_j = a_j^2 / w_j > 0`.
+    gain : array (N, m), optional
+        Margin gained by each feature at its bound, :math:`|a_j|\\,\\text{room}_j`
+        (equal to :math:`r_j \\lambda_j`; given, it spares that product's
+        rounding, so a row that reaches the boundary exactly at its bounds is
+        not declared unreachable).
 
     Returns
     -------
@@ -371,13 +376,15 @@ def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray):
     order = np.argsort(L0, axis=1, kind="stable")
     L = np.take_along_axis(L0, order, axis=1)
     R = rate[order]
+    G = None if gain is None else np.take_along_axis(np.asarray(gain, dtype=float)[todo], order, axis=1)
     # cumulative sums are sequential (unlike pairwise sum), so each row's result is independent of the batch
     tail = np.cumsum(R[:, ::-1], axis=1)[:, ::-1]  # rate still growing the margin from breakpoint k on
     with np.errstate(invalid="ignore", divide="ignore"):
-        gained = np.cumsum(R * L, axis=1)  # margin from the features that have reached their bounds
+        gained = np.cumsum(R * L if G is None else G, axis=1)  # margin from the features at their bounds
         head = np.concatenate([np.zeros((len(L), 1)), gained[:, :-1]], axis=1)
         reached = head + L * tail  # margin gained at each breakpoint (inf past an unbounded one)
-        ok = reached >= need[:, None]
+        # a row that reaches the boundary exactly at its bounds must not be lost to rounding
+        ok = reached >= need[:, None] * (1 - 1e-12)
         feasible = ok[:, -1]  # the last breakpoint gains the most
         k = np.argmax(ok, axis=1)
         rows = np.arange(len(L))
@@ -414,7 +421,7 @@ def closed_form(problem: LinearProblem, rows=None):
         return delta, cost, s, s >= 0
     room = problem.box.room(A, a)[:, U]
     lam = breakpoints(room, a[U], w[U])
-    cost, star = projection(s, lam, a[U] ** 2 / w[U])
+    cost, star = projection(s, lam, a[U] ** 2 / w[U], room * np.abs(a[U]))
     reachable = np.isfinite(cost)
     move = (s < 0) & reachable
     if move.any():

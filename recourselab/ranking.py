@@ -558,19 +558,75 @@ class _Engine:
             self._cached = list(self._chunks())
         # features that can still move the margin at the start; their rates bound every later cost from below
         self._sqrt_rate_pos = np.sqrt((self.room0 > 0) @ self.proj_rate)
+        self._rate_all = float(self.proj_rate.sum())
+        # plain-Python copies for cost_of (one row at a time)
+        box = problem.box
+        self.nz = [int(j) for j in np.flatnonzero(coef)]
+        self.coef_list = [float(coef[j]) for j in self.nz]
+        factor = w[U] / np.abs(coef[U])
+        self._box_rows = [(int(j), bool(box.fixed[j] or box.rises_only[j]), bool(box.fixed[j] or box.falls_only[j]),
+                           float(box.lower0[j]), float(box.upper0[j]), float(f), float(abs(coef[j])))
+                          for j, f in zip(U, factor, strict=True)]
+        self._up = {int(j): bool(coef[j] > 0) for j in U}
+        self._rate_py = [float(r) for r in self.proj_rate]
+        self._lam0 = _linear.breakpoints(self.room0, coef[U], w[U])
+        # breakpoint lost per step of each attribute, in U order (the projection's columns)
+        self._lam_per_step = np.zeros(len(U))
+        self._lam_per_step[self.pos_in_U] = self.step * w[self.F] / np.abs(coef[self.F])
         self._precompute()
 
     # -- costs
     def _costs(self, s, room_U) -> np.ndarray:
         lam = _linear.breakpoints(room_U, self.coef[self.U], self.problem.weights[self.U])
-        return _linear.projection(s, lam, self.proj_rate)[0]
+        return _linear.projection(s, lam, self.proj_rate, room_U * np.abs(self.coef[self.U]))[0]
 
     def cost_of(self, x) -> float:
-        """Exact cost of one (modified) row, as linear_recourse computes it."""
-        x = np.asarray(x, dtype=float)[None, :]
-        s = _linear.margin(x, self.coef, self.b)
-        room = self.problem.box.room(x, self.coef)[:, self.U]
-        return float(self._costs(s, room)[0])
+        """Exact cost of one (modified) row, as linear_recourse computes it (bit for bit).
+
+        The same arithmetic as :func:`recourselab._linear.projection` in the
+        same order, in plain Python floats: a single row is called for often
+        (every exact check of a modification) and numpy's per-call overhead
+        would dominate.
+        """
+        x = [float(v) for v in x]
+        s = self.b
+        for j, a in zip(self.nz, self.coef_list, strict=True):
+            s += x[j] * a
+        if not s < 0:
+            return 0.0
+        lam, gain = [], []
+        for j, rises, falls, lo0, hi0, factor, abs_a in self._box_rows:
+            v = x[j]
+            lo = v if rises else lo0
+            hi = v if falls else hi0
+            lo, hi = min(lo, v), max(hi, v)
+            room = max(hi - v if self._up[j] else v - lo, 0.0)
+            lam.append(room * factor if room > 0 else 0.0)
+            gain.append(room * abs_a)
+        need = -s
+        m = len(lam)
+        order = sorted(range(m), key=lam.__getitem__)
+        L = [lam[i] for i in order]
+        tail = [0.0] * m
+        t = 0.0
+        for k in range(m - 1, -1, -1):
+            t = t + self._rate_py[order[k]]
+            tail[k] = t
+        goal = need * (1 - 1e-12)
+        head = 0.0
+        star = math.inf
+        for k in range(m):
+            if head + L[k] * tail[k] >= goal:
+                star = min(max((need - head) / tail[k], 0.0), L[k])
+                break
+            head = head + gain[order[k]]
+        if math.isinf(star):
+            return math.inf
+        total = 0.0
+        for r, lj in zip(self._rate_py, lam, strict=True):
+            step = min(star, lj)
+            total = total + r * step * step
+        return math.sqrt(total)
 
     def caps(self, rows) -> np.ndarray:
         """Steps that fit inside the box, per row (or rows) and modifiable attribute, at most max_steps."""
@@ -596,24 +652,26 @@ class _Engine:
     def _chunks(self):
         """Boolean combination matrices in the paper's order (by size, then lexicographic).
 
-        One chunk per combination size (split further beyond 4096 rows), so that
-        the search stops at the smallest size that works without looking at the
-        larger ones.
+        The single attributes come first in a chunk of their own (most
+        modifications need one attribute, and the search then stops before
+        the larger combinations); the rest follow in chunks of up to 4096,
+        which the search handles in one vectorised batch each.
         """
         if self._cached is not None:
             yield from self._cached
             return
         m = self.m
-        for size in range(1, m + 1):
-            it = itertools.combinations(range(m), size)
-            while True:
-                block = list(itertools.islice(it, 4096))
-                if not block:
-                    break
-                K = np.zeros((len(block), m), dtype=bool)
-                K[np.repeat(np.arange(len(block)), size), np.fromiter(itertools.chain.from_iterable(block), dtype=int,
-                                                                      count=len(block) * size)] = True
-                yield K
+        yield np.eye(m, dtype=bool)
+        it = itertools.chain.from_iterable(itertools.combinations(range(m), size) for size in range(2, m + 1))
+        while True:
+            block = list(itertools.islice(it, 4096))
+            if not block:
+                return
+            K = np.zeros((len(block), m), dtype=bool)
+            sizes = np.fromiter((len(c) for c in block), dtype=int, count=len(block))
+            members = np.fromiter(itertools.chain.from_iterable(block), dtype=int, count=int(sizes.sum()))
+            K[np.repeat(np.arange(len(block)), sizes), members] = True
+            yield K
 
     # -- evaluation and search
     def evaluate(self, row, combo, n, caps):
@@ -632,6 +690,42 @@ class _Engine:
         room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved * self.step, 0.0)
         return self._costs(s, room)
 
+    def _linear(self, rows, K, top_ok):
+        """Closed-form search for rows x combinations, exact where the box does not bind (the common case).
+
+        Along a combination's moves the margin grows linearly (until an
+        attribute reaches its cap) and, while the unbounded projection stays
+        inside the box, the box cost *is* that projection's cost
+        ``-s(n) / sqrt(R)``. So the smallest ``n`` with cost <= ``top_ok`` has a
+        closed form, and it is the answer when the projection at that ``n``
+        fits the box (every breakpoint at or above the multiplier). Returns,
+        each of shape (len(rows), len(K)): ``n`` (a lower bound on the answer
+        in any case), ``sure`` (``n`` is the answer and ``cost`` its cost),
+        ``cost`` and ``hopeless`` (even the lower bound exceeds the largest
+        move: no ``n`` reaches ``top_ok``).
+        """
+        rows = np.atleast_1d(rows)
+        caps = self._caps[rows].astype(float)  # (r, m)
+        Kf = K.astype(float)
+        gain = Kf @ self.rate  # (k,)
+        nmax = np.max(np.where(K[None, :, :], caps[:, None, :], 0.0), axis=2)  # (r, k)
+        nmin = np.min(np.where(K[None, :, :], caps[:, None, :], np.inf), axis=2)
+        s0 = self.margin0[rows][:, None]
+        need = -np.asarray(top_ok, dtype=float).reshape(-1, 1) * self._sqrt_rate_pos[rows][:, None] - s0
+        n = np.maximum(np.ceil(need / gain[None, :]), 1.0)
+        hopeless = n > nmax
+        s = s0 + n * gain[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            star = np.maximum(-s, 0.0) / self._rate_all
+            KU = np.zeros((len(K), len(self.U)))
+            KU[:, self.pos_in_U] = Kf
+            lam = self._lam0[rows][:, None, :] - n[:, :, None] * (KU * self._lam_per_step)[None, :, :]
+            fits = (lam >= star[:, :, None] * (1 + 1e-12)).all(axis=2)
+            cost = np.maximum(-s, 0.0) / np.sqrt(self._rate_all)
+        all_room = (self.room0[rows] > 0).all(axis=1)[:, None]  # then the lower bound's rate is the full one
+        sure = all_room & fits & (n <= nmin) & ~hopeless
+        return n, sure, cost, hopeless
+
     def find_first(self, rows, T, *, strict, c_lo=None, c_hi=None, accept=None):
         """The first of ``rows`` (in order) that :meth:`find` can modify: ``(position, result)`` or None.
 
@@ -648,13 +742,35 @@ class _Engine:
         c_lo = np.full(k, -np.inf) if c_lo is None else np.asarray(c_lo, dtype=float)
         c_hi = np.full(k, np.inf) if c_hi is None else np.asarray(c_hi, dtype=float)
         top = np.minimum(T, c_hi)
-        tol = self._TOL * (1.0 + np.abs(top))
-        maybe = (self.min_cost[rows] <= top + tol) & (self.cost0[rows] >= c_lo - self._TOL * (1.0 + np.abs(c_lo)))
-        for i in np.flatnonzero(maybe).tolist():
-            acc = None if accept is None else (lambda c, i=i: accept(c, i))
-            res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]), accept=acc)
+        hi_ok = top + self._TOL * (1.0 + np.abs(top))
+        lo_ok = np.where(np.isfinite(c_lo), c_lo - self._TOL * (1.0 + np.abs(c_lo)), -np.inf)
+        maybe = (self.min_cost[rows] <= hi_ok) & (self.cost0[rows] >= lo_ok)
+        start, batch = 0, 4
+        if maybe[0]:  # the usual case: the first candidate works, with no need to screen the others
+            acc = None if accept is None else (lambda c: accept(c, 0))
+            res = self.find(int(rows[0]), T, strict=strict, c_lo=float(c_lo[0]), c_hi=float(c_hi[0]), accept=acc)
             if res is not None:
-                return i, res
+                return 0, res
+            start = 1
+        while start < k:
+            stop = min(k, start + batch)
+            block = np.arange(start, stop)[maybe[start:stop]]
+            if block.size and self._cached is not None and np.isfinite(lo_ok[block]).any():
+                # a lenient screen of the whole batch: a row stays when some combination is unsure or
+                # lands in [c_lo, c_hi] by the closed form (a window is what makes most rows fail)
+                c0 = self.cost0[rows[block]]
+                keep = (c0 <= hi_ok[block]) & (c0 >= lo_ok[block])  # qualifies without a move
+                for K in self._cached:
+                    n, sure, cost, hopeless = self._linear(rows[block], K, hi_ok[block])
+                    keep |= ((~sure & ~hopeless) | (sure & (cost >= lo_ok[block][:, None]))).any(axis=1)
+                block = block[keep]
+            for i in block.tolist():
+                acc = None if accept is None else (lambda c, i=i: accept(c, i))
+                res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]),
+                                accept=acc)
+                if res is not None:
+                    return i, res
+            start, batch = stop, batch * 4
         return None
 
     def find(self, row, T, *, strict, c_lo=-np.inf, c_hi=np.inf, accept=None):
@@ -689,27 +805,48 @@ class _Engine:
             if not live.any():
                 continue
             Kl, nmax = K[live], nmax[live]
-            # smallest n in [1, nmax] with cost(n) <= top (leniently), for all combinations at once.
-            # A lower bound first: the cost is at least the unbounded projection's, -s(n) / sqrt(sum of live
-            # rates), and s(n) <= s0 + n * (margin gained per iteration), so n >= (-top * sqrt(...) - s0) / gain
-            gain = Kl @ self.rate
-            need = -hi_ok * self._sqrt_rate_pos[row] - self.margin0[row]
-            first = np.clip(np.ceil(need / gain) - 1, 1, nmax)
-            both = self._approx_costs(row, np.concatenate([Kl, Kl]), np.concatenate([nmax, first]), caps)
-            c_last, c_first = both[:len(Kl)], both[len(Kl):]
-            reach = c_last <= hi_ok
-            if not reach.any():
-                continue
-            Kl, nmax, first, c_first, c_last = Kl[reach], nmax[reach], first[reach], c_first[reach], c_last[reach]
-            n = self._smallest_good(row, Kl, first, c_first, nmax, c_last, caps, hi_ok)
-            if np.isfinite(lo_ok):  # costs only fall with n: below c_lo at the smallest n means never in the window
-                keep = self._approx_costs(row, Kl, n, caps) >= lo_ok
-                Kl, n, nmax = Kl[keep], n[keep], nmax[keep]
-            for idx in range(len(Kl)):
-                combo = np.flatnonzero(Kl[idx])
-                found = self._verify(row, combo, int(n[idx]), int(nmax[idx]), caps, ok)
+            # smallest n in [1, nmax] with cost(n) <= top (leniently), for all combinations at once: in closed
+            # form where the box does not bind; otherwise a search from the closed form's lower bound
+            first, sure, c_sure, hopeless = (a[0] for a in self._linear(np.array([row]), Kl, np.array([hi_ok])))
+            passes = sure & (c_sure >= lo_ok)
+            # the searches are needed only for the combinations before the first closed-form candidate (the
+            # paper's order decides), unless that candidate fails its exact check
+            split = int(np.argmax(passes)) if passes.any() else len(Kl)
+            for part in (np.arange(split + 1 if split < len(Kl) else split), np.arange(split + 1, len(Kl))):
+                if part.size == 0:
+                    continue
+                found = self._try(row, Kl[part], nmax[part], first[part], sure[part], c_sure[part], hopeless[part],
+                                  caps, hi_ok, lo_ok, ok)
                 if found is not None:
                     return found
+        return None
+
+    def _try(self, row, Kl, nmax, first, sure, c_sure, hopeless, caps, hi_ok, lo_ok, ok):
+        """Search and exactly check combinations ``Kl`` of one row, in order; the first that qualifies, or None."""
+        n = np.where(sure, first, 0.0)
+        c_n = np.where(sure, c_sure, np.inf)
+        todo = np.flatnonzero(~sure & ~hopeless)
+        if todo.size:
+            Kt, nmax_t = Kl[todo], nmax[todo]
+            first_t = np.clip(first[todo] - 1, 1, nmax_t)
+            both = self._approx_costs(row, np.concatenate([Kt, Kt]), np.concatenate([nmax_t, first_t]), caps)
+            c_last, c_first = both[:len(Kt)], both[len(Kt):]
+            reach = c_last <= hi_ok
+            todo, Kt, nmax_t, first_t, c_first, c_last = (todo[reach], Kt[reach], nmax_t[reach], first_t[reach],
+                                                          c_first[reach], c_last[reach])
+            if todo.size:
+                n_t = self._smallest_good(row, Kt, first_t, c_first, nmax_t, c_last, caps, hi_ok)
+                n[todo] = n_t
+                c_n[todo] = self._approx_costs(row, Kt, n_t, caps) if np.isfinite(lo_ok) else 0.0
+        # costs only fall with n: below c_lo at the smallest n means never in the window
+        keep = (n >= 1) & (c_n >= lo_ok)
+        for idx in np.flatnonzero(keep).tolist():
+            combo = np.flatnonzero(Kl[idx])
+            # closed form: one step fewer leaves even the unbounded projection's cost (a lower bound of the
+            # box cost) above the target, so only rounding at n itself needs an exact look
+            found = self._verify(row, combo, int(n[idx]), int(nmax[idx]), caps, ok, down=not sure[idx])
+            if found is not None:
+                return found
         return None
 
     def _smallest_good(self, row, K, lo, c_lo, hi, c_hi, caps, limit):
@@ -750,11 +887,11 @@ class _Engine:
             rounds += 1
         return np.where(open_, good, n)
 
-    def _verify(self, row, combo, n, nmax, caps, ok):
+    def _verify(self, row, combo, n, nmax, caps, ok, *, down=True):
         """Exact check of the searched n (and its neighbours: rounding), smallest qualifying n first."""
         x, c, eff = self.evaluate(row, combo, n, caps)
         if ok(c):
-            for _ in range(3):
+            for _ in range(3 if down else 0):
                 if n <= 1:
                     break
                 x2, c2, eff2 = self.evaluate(row, combo, n - 1, caps)

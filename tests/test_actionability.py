@@ -113,7 +113,8 @@ def test_nearest_face_and_feature_counterfactuals_respect_the_specs(problem):
     ok = res.has_recourse
     assert encoder.feasible(Z[~accepted][ok], Z[accepted][res.best_index[ok]]).all()
 
-    graph = build_feasibility_graph(Z, 2.0, encoder=encoder, weighting="distance")
+    # an epsilon above the largest possible distance: every feasible pair is an edge
+    graph = build_feasibility_graph(Z, np.sqrt(Z.shape[1]) + 1.0, encoder=encoder, weighting="distance")
     face = face_counterfactuals(graph, np.flatnonzero(~accepted), np.flatnonzero(accepted))
     found = np.isfinite(face.cost)
     sources, targets = face.sources[found], np.asarray(face.target)[found]

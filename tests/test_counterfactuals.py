@@ -139,3 +139,11 @@ def test_recourse_by_group_counts_missing_recourse_and_ignores_it_in_costs():
         recourse_by_group([1.0], ["a", "b"])
     with pytest.raises(ValueError, match="NaN"):
         recourse_by_group([np.nan], ["a"])
+
+
+def test_nearest_counterfactuals_rejects_infinite_rows_instead_of_reporting_no_recourse(german_encoder):
+    # issue 12: an inf in Z used to come back as "no recourse"
+    Z = np.zeros((3, german_encoder.n_columns))
+    Z[1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"Z_factual has infinite values \(first in encoded column 2, row 1\)"):
+        nearest_counterfactuals(Z, np.zeros((2, german_encoder.n_columns)), german_encoder)
