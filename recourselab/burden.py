@@ -38,6 +38,7 @@ import pulp
 
 from ._mip import Deadline, binary, check_time_limit, solve
 from ._validation import check_cost_matrix
+from .counterfactuals import NO_COUNTERFACTUAL
 from .features import Encoder, check_encoded, check_encoder
 from .groupcf import max_coverage, min_max_cost
 
@@ -851,7 +852,9 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     Z_factual : array of shape (n_factuals, n_columns)
     Z_candidates : array of shape (n_candidates, n_columns)
     assignment : array of int, shape (n_factuals,)
-        Candidate position per factual, -1 = uncovered.
+        Candidate position per factual;
+        :data:`~recourselab.counterfactuals.NO_COUNTERFACTUAL` (what
+        ``GroupCounterfactuals.assignment`` holds) or -1 = uncovered.
     groups : array-like, optional
         Subgroup label per factual (no missing labels); one row per subgroup
         (e.g. per component).
@@ -872,11 +875,11 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     if shape != (len(A),):
         raise ValueError(f"assignment has shape {shape}; give one entry per factual ({len(A)}).")
     assignment = _integers(assignment, "assignment")
-    outside = (assignment >= len(B)) | (assignment < -1)
+    outside = (assignment >= len(B)) | ((assignment < -1) & (assignment != NO_COUNTERFACTUAL))
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise ValueError(f"assignment[{i}]={assignment[i]} is outside the candidates (positions 0 to {len(B) - 1}) "
-                         "or below -1 (-1 = uncovered).")
+        raise ValueError(f"assignment[{i}]={assignment[i]} is outside the candidates (positions 0 to {len(B) - 1}); "
+                         "mark an uncovered factual with NO_COUNTERFACTUAL (or -1).")
     groups = np.full(len(A), "all", dtype=object) if groups is None else _check_labels(groups, len(A), "groups")
     covered = assignment >= 0
     changed = np.zeros((len(A), len(encoder.feature_names)), dtype=bool)

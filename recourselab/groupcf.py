@@ -59,6 +59,7 @@ from tqdm.auto import tqdm
 
 from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
 from ._validation import check_cost_matrix
+from .counterfactuals import NO_COUNTERFACTUAL as _NONE
 
 __all__ = [
     "GroupCounterfactuals",
@@ -92,8 +93,10 @@ class GroupCounterfactuals:
         :func:`combine_min_max_cost`.
     assignment : ndarray of int, shape (n_rows,)
         For each factual (row of ``C``) the column of the cheapest selected
-        counterfactual that covers it, ties to the lower column index; -1 when
-        the factual is not covered (or lies outside ``in_scope``).
+        counterfactual that covers it, ties to the lower column index;
+        :data:`~recourselab.counterfactuals.NO_COUNTERFACTUAL` when the factual
+        is not covered (or lies outside ``in_scope``): a value numpy refuses as
+        an index, so ``candidates[assignment]`` cannot pick a row by mistake.
     coverage : int
         Number of covered factuals, ``(assignment >= 0).sum()``.
     cost : float
@@ -209,24 +212,24 @@ def _cheapest(C: np.ndarray, selected) -> tuple[np.ndarray, np.ndarray]:
     n = C.shape[0]
     sel = np.unique(np.asarray(selected, dtype=int))  # ascending: argmin's first hit = lower column
     if len(sel) == 0:
-        return np.full(n, np.inf), np.full(n, -1, dtype=int)
+        return np.full(n, np.inf), np.full(n, _NONE, dtype=np.int64)
     block = C[:, sel]
     arg = np.argmin(block, axis=1)
     best = block[np.arange(n), arg]
-    col = np.where(np.isfinite(best), sel[arg], -1)
+    col = np.where(np.isfinite(best), sel[arg], _NONE)
     return best, col
 
 
 def _build(C, order, covered, best, col, *, status, start, problem, parameters, cost=None):
     covered = covered & (col >= 0)
-    assignment = np.where(covered, col, -1)
+    assignment = np.where(covered, col, _NONE)
     assigned_cost = np.where(covered, best, np.inf)
     coverage = int(np.count_nonzero(covered))
     if cost is None:
         cost = float(assigned_cost[covered].max()) if coverage else 0.0
     return GroupCounterfactuals(
         selected=_frozen(np.asarray(order, dtype=int).reshape(-1)),
-        assignment=_frozen(assignment.astype(int)),
+        assignment=_frozen(assignment.astype(np.int64)),
         coverage=coverage,
         cost=float(cost),
         status=status,
@@ -263,9 +266,9 @@ def _result_radius(C, order, need, **kw) -> GroupCounterfactuals:
 
 def _lift(local: GroupCounterfactuals, rows, cols, n_rows, extra) -> GroupCounterfactuals:
     """Map a result on C[rows][:, cols] back to the global row and column indices."""
-    assignment = np.full(n_rows, -1, dtype=int)
+    assignment = np.full(n_rows, _NONE, dtype=np.int64)
     if len(cols):
-        assignment[rows] = np.where(local.assignment >= 0, cols[np.maximum(local.assignment, 0)], -1)
+        assignment[rows] = np.where(local.assignment >= 0, cols[np.maximum(local.assignment, 0)], _NONE)
     assigned_cost = np.full(n_rows, np.inf)
     assigned_cost[rows] = local.assigned_cost
     in_scope = np.zeros(n_rows, dtype=bool)
@@ -789,7 +792,7 @@ def _min_max_cost_core(C, k, need, method, deadline, random_state, progress, par
     reach = C.min(axis=1) if C.shape[1] else np.full(n, np.inf)
     n_reach = int(np.count_nonzero(np.isfinite(reach)))
     if n_reach < need:
-        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1), status="infeasible",
+        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, _NONE), status="infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
         share = f"c={parameters['c']:g} of {n} factuals" if "c" in parameters else f"{n} factuals"
         return res, (f"only {n_reach} of the {n} factuals reach any candidate, fewer than the {need} "
@@ -809,13 +812,13 @@ def _min_max_cost_core(C, k, need, method, deadline, random_state, progress, par
                      "feasible: try method='mip' or a larger k.")
     order, status, message = _mip_min_max_cost(C, k, need, deadline)
     if status == "infeasible":
-        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1), status="infeasible",
+        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, _NONE), status="infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
         return res, (f"no {k} counterfactuals cover {need} factuals at any cost (the MIP is infeasible); "
                      "raise k or lower c (status 'infeasible').")
     res = _result_radius(C, order, need, status=status, start=start, parameters=parameters)
     if status == "time limit" and not order:
-        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1), status="time limit",
+        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, _NONE), status="time limit",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
     return res, message
 
@@ -1003,7 +1006,7 @@ def max_coverage_by_component(C, factual_component, candidate_component, k, d, *
         ``{label: GroupCounterfactuals}`` for every component that holds
         factuals, in label order. Indices are *global*: ``selected`` are
         columns of ``C`` and ``assignment`` has one entry per row of ``C``
-        (-1 outside the component); ``in_scope`` marks the component's rows,
+        (``NO_COUNTERFACTUAL`` outside the component); ``in_scope`` marks the component's rows,
         so ``n_factuals`` and ``coverage_share`` refer to the subgroup.
         Components with candidates but no factuals are skipped.
 
@@ -1544,7 +1547,7 @@ def combine_min_max_cost(C, factual_component, candidate_component, k, c, *, met
     timed_out = "time limit" in statuses
     if allocation is None:
         parameters["allocation"] = None
-        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, -1),
+        res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, _NONE),
                      status="time limit" if timed_out else "infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
         if timed_out:  # entries left unsolved may hold a split: not proven infeasible

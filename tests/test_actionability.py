@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from recourselab import _linear
 from recourselab.allocation import feature_ce
-from recourselab.counterfactuals import linear_recourse, nearest_counterfactuals
+from recourselab.counterfactuals import NO_COUNTERFACTUAL, linear_recourse, nearest_counterfactuals
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.graph import build_feasibility_graph, face_counterfactuals
+from recourselab.groupcf import max_coverage, min_max_cost
 from recourselab.ranking import raguel, raguel_block
 
 from strategies import specs_and_frames
@@ -105,7 +106,7 @@ def test_raguel_edits_respect_the_specs_and_keep_profiles_consistent(problem, bl
 
 @settings(max_examples=30)
 @given(encoded_problems(min_rows=4, max_rows=16))
-def test_nearest_face_and_feature_counterfactuals_respect_the_specs(problem):
+def test_nearest_face_group_and_feature_counterfactuals_respect_the_specs(problem):
     specs, frame, encoder, Z, coef, b, _ = problem
     accepted = Z @ coef + b >= 0
     assume(accepted.any() and (~accepted).any())
@@ -119,6 +120,18 @@ def test_nearest_face_and_feature_counterfactuals_respect_the_specs(problem):
     found = np.isfinite(face.cost)
     sources, targets = face.sources[found], np.asarray(face.target)[found]
     assert encoder.feasible(Z[sources], Z[targets]).all()
+
+    # FACEGroup's selections assign factuals to candidates through the graph's costs
+    refused_rows, accepted_rows = np.flatnonzero(~accepted), np.flatnonzero(accepted)
+    C = graph.costs(refused_rows, accepted_rows)
+    if np.isfinite(C).any():
+        d = float(C[np.isfinite(C)].max())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a coverage the candidates cannot reach is reported, not an error
+            results = (max_coverage(C, min(2, C.shape[1]), d), min_max_cost(C, min(2, C.shape[1]), 0.5))
+        for res in results:
+            served = res.assignment != NO_COUNTERFACTUAL
+            assert encoder.feasible(Z[refused_rows[served]], Z[accepted_rows[res.assignment[served]]]).all()
 
     class Linear:  # a probabilistic classifier on the same boundary, as feature_ce expects
         classes_ = np.array([0, 1])

@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import sparse
 
 from recourselab import _mip, groupcf
+from recourselab.counterfactuals import NO_COUNTERFACTUAL as NONE
 from recourselab.groupcf import (
     GroupCounterfactuals,
     allocate_by_dp,
@@ -221,7 +222,7 @@ def test_greedy_and_mip_on_the_textbook_max_coverage_trap():
     C[[2, 3, 5], 2] = 1.0
     greedy = max_coverage(C, 2, 1.0)
     assert greedy.selected.tolist() == [0, 1] and greedy.coverage == 5
-    assert greedy.assignment.tolist() == [0, 0, 0, 0, 1, -1]
+    assert greedy.assignment.tolist() == [0, 0, 0, 0, 1, NONE]
     mip = max_coverage(C, 2, 1.0, method="mip")
     assert mip.selected.tolist() == [1, 2] and mip.coverage == 6 and mip.status == "optimal"
     assert mip.coverage_share == 1.0 and greedy.coverage_share == pytest.approx(5 / 6)
@@ -368,7 +369,7 @@ def test_greedy_min_max_cost_radius_search_on_a_worked_example():
     assert res.assignment.tolist() == [0, 0, 2, 2]
     res = min_max_cost(C, 2, 0.5)  # need 2: at radius 1, candidate 0 then the farthest row 2's candidate 2
     assert res.selected.tolist() == [0, 2] and res.cost == 1.0 and res.coverage == 2
-    assert res.assignment.tolist() == [0, -1, 2, -1]
+    assert res.assignment.tolist() == [0, NONE, 2, NONE]
     res = min_max_cost(C, 1, 0.5)  # with one counterfactual: candidate 0 covers rows 0 and 1 within 2
     assert res.selected.tolist() == [0] and res.cost == 2.0 and res.coverage == 2
 
@@ -413,7 +414,7 @@ def test_max_coverage_by_component_solves_each_block_with_global_indices(instanc
         direct = max_coverage(C[np.ix_(rows, cols)], min(k, len(cols)), d)
         assert res.selected.tolist() == cols[direct.selected].tolist()
         assert res.coverage == direct.coverage and res.n_factuals == len(rows)
-        assert np.all(res.assignment[fc != label] == -1)
+        assert np.all(res.assignment[fc != label] == NONE)
         assert set(res.assignment[res.assignment >= 0].tolist()) <= set(cols.tolist())
         assert res.parameters["component"] == label
         check_consistent(res, C, d=d)
@@ -424,7 +425,7 @@ def test_min_max_cost_by_component_uses_each_component_share():
     local = min_max_cost_by_component(C, [0, 0, 1, 1], [0, 0, 1], 1, 0.5, method="mip")
     assert local[0].selected.tolist() == [0] and local[0].cost == 1.0 and local[0].coverage_share == 0.5
     assert local[1].selected.tolist() == [2] and local[1].cost == 4.0 and local[1].parameters["need"] == 1
-    assert local[1].assignment.tolist() == [-1, -1, 2, -1]
+    assert local[1].assignment.tolist() == [NONE, NONE, 2, NONE]
     greedy = min_max_cost_by_component(C, [0, 0, 1, 1], [0, 0, 1], 3, 1.0)
     assert greedy[0].selected.tolist() == [0, 1] and greedy[0].cost == 1.5  # k capped at the 2 candidates
     assert greedy[1].selected.tolist() == [2] and greedy[1].cost == 5.0
@@ -754,3 +755,13 @@ def test_inputs_are_not_mutated():
     for after, original in zip((C, fc, cc), before, strict=True):
         np.testing.assert_array_equal(after, original)
     np.testing.assert_array_equal(tables[0], [[0.0, INF], [0.0, 1.0]])
+
+
+def test_an_uncovered_factual_cannot_select_a_candidate():
+    # like nearest_counterfactuals: "not covered" is a value numpy refuses as an index
+    C = np.array([[1.0, np.inf], [np.inf, np.inf]])
+    res = max_coverage(C, 1, 2.0)
+    assert res.assignment.tolist() == [0, NONE]
+    candidates = np.arange(2)
+    with pytest.raises(IndexError):
+        candidates[res.assignment]
