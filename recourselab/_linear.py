@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._validation import check_real
 from .features import Encoder, check_encoder
 
 # room to spare in bound comparisons: absorbs rounding of values that sit on a bound
@@ -47,12 +48,6 @@ SLACK = 1e-9
 
 
 # --------------------------------------------------------------------------- argument parsing
-
-
-def check_real(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}={value!r} must be a number.")
-    return float(value)
 
 
 def as_matrix(X, name: str = "X"):

@@ -1,5 +1,8 @@
 """Argument checks shared by several modules (private to the package, not in the API reference).
 
+* :func:`check_int`, :func:`check_integers`, :func:`check_real`, :func:`plain`:
+  scalar and integer-array arguments (a fractional count is an error, never
+  truncated; bools are not counts);
 * :func:`check_cost_matrix`: the cost matrix ``C`` of groupcf and burden;
 * :func:`check_do` and :func:`restore_dtype`: interventions on a DAG and the
   dtype of the columns they change, shared by the fitted SCM
@@ -9,6 +12,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Mapping
 
 import networkx as nx
@@ -16,7 +20,49 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_cost_matrix", "check_do", "restore_dtype"]
+__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_real", "plain", "restore_dtype"]
+
+
+def plain(value):
+    """A numpy scalar as the plain Python value (for messages and dictionary keys)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def is_integer(value) -> bool:
+    # bools are Integral in Python, but True as a count or a position is a mistake, not a 1
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(value, name: str, *, minimum: int | None = None) -> int:
+    """An integer argument (Python or numpy): TypeError for fractional values (never truncated) and bools,
+    ValueError below ``minimum``."""
+    if not is_integer(value):
+        raise TypeError(f"{name}={value!r} must be an integer, not {type(value).__name__} (fractional "
+                        "values are not rounded)" + (f"; pass a whole number >= {minimum}." if minimum is not None
+                                                     else "."))
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name}={int(value)} must be at least {minimum}.")
+    return int(value)
+
+
+def check_integers(values, name: str) -> np.ndarray:
+    """An array of integer entries (positions, counts): numpy integer dtypes or Python/numpy integers, no bools."""
+    array = np.asarray(values)
+    if isinstance(values, (np.ndarray, pd.Series, pd.Index)) and array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    # entry by entry, as given: numpy would turn [1, 2.5] into floats and [True, 2] into integers
+    for i, v in enumerate(np.asarray(values, dtype=object).ravel()):
+        if not is_integer(v):
+            raise TypeError(f"{name}[{i}]={plain(v)!r} must be an integer (fractional values are not rounded, "
+                            "bools are not counts); pass whole numbers, e.g. an array of dtype int.")
+    return array.astype(np.int64)
+
+
+def check_real(value, name: str) -> float:
+    """A real number argument (not a bool, not a string); NaN and inf pass: callers check the range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={plain(value)!r} must be a number.")
+    return float(value)
 
 
 def check_cost_matrix(C) -> np.ndarray:

@@ -28,7 +28,6 @@ score the same), which is exactly the difference a burden audit looks for.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -37,7 +36,7 @@ import pandas as pd
 import pulp
 
 from ._mip import Deadline, binary, check_time_limit, solve
-from ._validation import check_cost_matrix
+from ._validation import check_cost_matrix, check_int, check_integers, check_real, plain
 from .counterfactuals import NO_COUNTERFACTUAL
 from .features import Encoder, check_encoded, check_encoder
 from .groupcf import max_coverage, min_max_cost
@@ -63,45 +62,6 @@ def _coverable(C: np.ndarray) -> np.ndarray:
     return np.isfinite(C).any(axis=1)
 
 
-def _plain(value):
-    """A numpy scalar as the plain Python value (for messages and dictionary keys)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _is_integer(value) -> bool:
-    # bools are Integral in Python, but True as a count or a position is a mistake, not a 1
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _integer(value, name: str, *, minimum: int = 1) -> int:
-    """An integer argument: rejects fractional values (never truncates), bools and anything below ``minimum``."""
-    if not _is_integer(value):
-        raise TypeError(f"{name}={_plain(value)!r} must be an integer (fractional values are not rounded); "
-                        f"pass a whole number >= {minimum}.")
-    if value < minimum:
-        raise ValueError(f"{name}={int(value)} must be at least {minimum}.")
-    return int(value)
-
-
-def _integers(values, name: str) -> np.ndarray:
-    """An array of integer entries (positions, counts): numpy integer dtypes or Python/numpy integers, no bools."""
-    array = np.asarray(values)
-    if isinstance(values, (np.ndarray, pd.Series, pd.Index)) and array.dtype.kind in "iu":
-        return array.astype(int)
-    # entry by entry, as given: numpy would turn [1, 2.5] into floats and [True, 2] into integers
-    for i, v in enumerate(np.asarray(values, dtype=object).ravel()):
-        if not _is_integer(v):
-            raise TypeError(f"{name}[{i}]={_plain(v)!r} must be an integer (fractional values are not rounded, "
-                            "bools are not counts); pass whole numbers, e.g. an array of dtype int.")
-    return array.astype(int)
-
-
-def _real(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}={_plain(value)!r} must be a number.")
-    return float(value)
-
-
 def _check_labels(labels, n: int, name: str) -> np.ndarray:
     """One label per factual, none missing: a None or NaN label would be dropped by pandas' grouping."""
     array = np.asarray(labels, dtype=object)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
@@ -112,8 +72,8 @@ def _check_labels(labels, n: int, name: str) -> np.ndarray:
         i = int(np.flatnonzero(missing)[0])
         where = f"row {i}"
         if isinstance(labels, pd.Series):
-            where += f" (index label {_plain(labels.index[i])!r})"
-        raise ValueError(f"{name} has a missing label ({_plain(array[i])!r}) at {where}, "
+            where += f" (index label {plain(labels.index[i])!r})"
+        raise ValueError(f"{name} has a missing label ({plain(array[i])!r}) at {where}, "
                          f"{int(missing.sum())} in all; give every factual a label (None and NaN are not groups: "
                          "they would be dropped silently).")
     return array
@@ -281,14 +241,14 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip",
     rows = []
     for g in pd.unique(groups):
         members = groups == g
-        rows.append(row(_plain(g), "all", members))
+        rows.append(row(plain(g), "all", members))
         if subgroups is None:
             continue
         for s in pd.unique(subgroups[members]):
             inside = members & (subgroups == s)
             if not _coverable(C[inside]).any():
                 continue
-            rows.append(row(_plain(g), _plain(s), inside))
+            rows.append(row(plain(g), plain(s), inside))
     if unsolved:
         warnings.warn(f"time_limit={time_limit!r} s ran out before {len(unsolved)} row(s) of the table "
                       f"(first {unsolved[0]}); they have status 'not solved'. Raise time_limit or use "
@@ -315,7 +275,7 @@ def _time_left(deadline: Deadline | None, what: str) -> float:
 
 
 def _finite_cost(value, name: str) -> float:
-    value = _real(value, name)
+    value = check_real(value, name)
     if not (math.isfinite(value) and value >= 0):
         raise ValueError(f"{name}={value!r} must be a finite cost >= 0.")
     return value
@@ -350,7 +310,7 @@ def cost_grid(C, n: int = 12, *, start: float | None = None, stop: float | None 
     [2.0, 3.0, 4.0]
     """
     C = check_cost_matrix(C)
-    n = _integer(n, "n", minimum=2)
+    n = check_int(n, "n", minimum=2)
     finite = C[np.isfinite(C)]
     if finite.size == 0:
         raise ValueError("C has no finite cost: no factual can reach any candidate.")
@@ -383,8 +343,8 @@ def k_grid(k_max: int, n: int = 12) -> np.ndarray:
     >>> k_grid(30, 4).tolist()
     [1, 11, 20, 30]
     """
-    k_max = _integer(k_max, "k_max")
-    n = _integer(n, "n", minimum=2)
+    k_max = check_int(k_max, "k_max", minimum=1)
+    n = check_int(n, "n", minimum=2)
     return np.unique(np.round(np.linspace(1, k_max, n)).astype(int))
 
 
@@ -414,7 +374,7 @@ def nice_values(lo: float, hi: float, n: int = 4, *, integer: bool = False) -> n
     >>> nice_values(1, 13, integer=True).tolist()
     [1, 5, 9, 13]
     """
-    lo, hi, n = _real(lo, "lo"), _real(hi, "hi"), _integer(n, "n", minimum=2)
+    lo, hi, n = check_real(lo, "lo"), check_real(hi, "hi"), check_int(n, "n", minimum=2)
     if not np.isfinite([lo, hi]).all() or hi <= lo:
         raise ValueError(f"nice_values needs finite lo < hi; got lo={lo}, hi={hi}.")
     raw = (hi - lo) / (n - 1)
@@ -488,7 +448,7 @@ def _threshold_grid(values, name: str) -> np.ndarray:
 
 def _count_grid(values, name: str) -> np.ndarray:
     """A grid of numbers of counterfactuals: integers >= 1, strictly increasing."""
-    grid = _integers(values, name).ravel()
+    grid = check_integers(values, name).ravel()
     if (grid < 1).any():
         i = int(np.flatnonzero(grid < 1)[0])
         raise ValueError(f"{name}[{i}]={grid[i]}: {name} must hold integers >= 1 (numbers of counterfactuals).")
@@ -497,7 +457,7 @@ def _count_grid(values, name: str) -> np.ndarray:
 
 
 def _check_ceiling(cost_ceiling) -> float:
-    value = _real(cost_ceiling, "cost_ceiling")
+    value = check_real(cost_ceiling, "cost_ceiling")
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"cost_ceiling={value!r} must be a finite cost > 0: it is the height that scores "
                          "'coverage c not reached' and the unit of cAUC (default: the largest finite cost in C).")
@@ -513,7 +473,7 @@ def _default_ceiling(C: np.ndarray) -> float:
 
 
 def _check_share(c, name: str = "c") -> float:
-    c = _real(c, name)
+    c = check_real(c, name)
     if not 0 < c <= 1:
         raise ValueError(f"{name}={c!r} must lie in (0, 1]; it is the share of the coverable factuals to cover.")
     return c
@@ -550,7 +510,7 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
         before the curve is complete.
     """
     C = check_cost_matrix(C)
-    k = _integer(k, "k")
+    k = check_int(k, "k", minimum=1)
     C_cov = C[_coverable(C)]
     grid = _threshold_grid(cost_grid(C) if d_grid is None else d_grid, "d_grid")
     if len(C_cov) == 0:
@@ -783,7 +743,7 @@ def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, k_grid_da
     """
     C = check_cost_matrix(C)
     groups = _check_labels(groups, len(C), "groups")
-    ks = _integers(k_values, "k_values").ravel()
+    ks = check_integers(k_values, "k_values").ravel()
     if (ks < 1).any():
         i = int(np.flatnonzero(ks < 1)[0])
         raise ValueError(f"k_values[{i}]={ks[i]} must be at least 1 (a number of counterfactuals).")
@@ -799,7 +759,7 @@ def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, k_grid_da
     if k_grid_cauc is not None:
         k_grid_cauc = _count_grid(k_grid_cauc, "k_grid_cauc")
     ceiling = _default_ceiling(C) if cost_ceiling is None else _check_ceiling(cost_ceiling)
-    labels = [_plain(g) for g in pd.unique(groups)]
+    labels = [plain(g) for g in pd.unique(groups)]
     if _SCALE in labels:
         raise ValueError(f"groups holds the label {_SCALE!r}, which auc_table uses for its scale columns; "
                          "rename that group.")
@@ -874,7 +834,7 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     shape = np.shape(assignment)
     if shape != (len(A),):
         raise ValueError(f"assignment has shape {shape}; give one entry per factual ({len(A)}).")
-    assignment = _integers(assignment, "assignment")
+    assignment = check_integers(assignment, "assignment")
     outside = (assignment >= len(B)) | ((assignment < -1) & (assignment != NO_COUNTERFACTUAL))
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
@@ -889,7 +849,7 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
     frame["group"] = groups[covered]
     table = frame.groupby("group", sort=False).mean()
     table.insert(0, "covered", frame.groupby("group", sort=False).size())
-    table = table.reindex(pd.Index([_plain(g) for g in pd.unique(groups)], name="group"))
+    table = table.reindex(pd.Index([plain(g) for g in pd.unique(groups)], name="group"))
     table["covered"] = table["covered"].fillna(0).astype(int)
     return table
 

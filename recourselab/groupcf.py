@@ -58,7 +58,7 @@ from scipy import sparse
 from tqdm.auto import tqdm
 
 from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
-from ._validation import check_cost_matrix
+from ._validation import check_cost_matrix, check_int, check_real, plain
 from .counterfactuals import NO_COUNTERFACTUAL as _NONE
 
 __all__ = [
@@ -290,17 +290,8 @@ def _lift(local: GroupCounterfactuals, rows, cols, n_rows, extra) -> GroupCounte
 # --------------------------------------------------------------------------- validation
 
 
-def _check_int(value, name: str) -> int:
-    # numpy integers are fine; bools and floats are not, even whole ones: a fractional count
-    # (k=2.7) must not be truncated silently
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}={value!r} must be an integer, not {type(value).__name__}; "
-                        "a fractional count is not rounded for you.")
-    return int(value)
-
-
 def _check_k(k, n_candidates: int | None) -> int:
-    k = _check_int(k, "k")
+    k = check_int(k, "k")
     if k < 1:
         raise ValueError(f"k={k} must be at least 1; it is the number of counterfactuals to select.")
     if n_candidates is not None and k > n_candidates:
@@ -311,21 +302,15 @@ def _check_k(k, n_candidates: int | None) -> int:
     return k
 
 
-def _check_real(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}={value!r} must be a number.")
-    return float(value)
-
-
 def _check_d(d) -> float:
-    value = _check_real(d, "d")
+    value = check_real(d, "d")
     if not (math.isfinite(value) and value >= 0):
         raise ValueError(f"d={d!r} must be a finite cost threshold >= 0 (a factual is covered within cost d).")
     return value
 
 
 def _check_c(c) -> float:
-    value = _check_real(c, "c")
+    value = check_real(c, "c")
     if not 0 < value <= 1:
         raise ValueError(f"c={c!r} must lie in (0, 1]; it is the share of factuals to cover.")
     return value
@@ -353,11 +338,6 @@ def _rng(random_state):
     if random_state < 0:
         raise ValueError(f"random_state={random_state} must be >= 0 (a seed for numpy.random.default_rng).")
     return np.random.default_rng(int(random_state))
-
-
-def _plain(label):
-    """A numpy scalar label as the plain Python value (for dict keys and messages)."""
-    return label.item() if isinstance(label, np.generic) else label
 
 
 def _components(C: np.ndarray, factual_component, candidate_component):
@@ -393,8 +373,8 @@ def _components(C: np.ndarray, factual_component, candidate_component):
             i, j = np.argwhere(bad)[0]
             i += start
             raise ValueError(
-                f"C[{i}, {j}] = {C[i, j]} is finite but factual {i} is in component {_plain(fc[i])!r} and "
-                f"candidate {j} in component {_plain(cc[j])!r}; costs across components must be np.inf "
+                f"C[{i}, {j}] = {C[i, j]} is finite but factual {i} is in component {plain(fc[i])!r} and "
+                f"candidate {j} in component {plain(cc[j])!r}; costs across components must be np.inf "
                 "(unreachable). "
                 "Check the component labels or the cost matrix."
             )
@@ -408,7 +388,7 @@ def _components(C: np.ndarray, factual_component, candidate_component):
         if len(rows) == 0:
             continue  # candidates only: nothing to explain there
         cols = order_c[c_starts[code]:c_starts[code + 1]]
-        out.append((_plain(label), rows, cols))
+        out.append((plain(label), rows, cols))
     return out
 
 
@@ -1241,8 +1221,8 @@ def allocate_by_dp(tables, k: int, need: int):
             raise ValueError(f"tables[{i}] has shape {t.shape}; each table must be 2-d, indexed [k', n'].")
         if np.isnan(t).any():
             raise ValueError(f"tables[{i}] has NaN entries; use np.inf for an impossible (k', n').")
-    k = _check_int(k, "k")
-    need = _check_int(need, "need")
+    k = check_int(k, "k")
+    need = check_int(need, "need")
     if k < 0 or need < 0:
         raise ValueError(f"k={k} and need={need} must be >= 0.")
     G = np.full((k + 1, need + 1), np.inf)

@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass
@@ -75,6 +74,7 @@ import pandas as pd
 from scipy.stats import binom
 
 from . import _linear
+from ._validation import check_int, check_real
 from .counterfactuals import LinearRecourse, linear_recourse  # noqa: F401  (re-exported for convenience)
 
 __all__ = [
@@ -111,20 +111,8 @@ def _frozen(a) -> np.ndarray:
     return a
 
 
-def _check_real(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}={value!r} must be a number.")
-    return float(value)
-
-
-def _check_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}={value!r} must be an integer.")
-    return int(value)
-
-
 def _check_tolerance(tolerance) -> float:
-    t = _check_real(tolerance, "tolerance")
+    t = check_real(tolerance, "tolerance")
     if not 0 < t <= 1:
         raise ValueError(
             f"tolerance={tolerance!r} must lie in (0, 1]; the band is p*(1 - t) to p*(1 + t) around the "
@@ -136,7 +124,7 @@ def _check_tolerance(tolerance) -> float:
 def _check_beta(beta) -> float | None:
     if beta is None:
         return None
-    b = _check_real(beta, "beta")
+    b = check_real(beta, "beta")
     if not 0 <= b <= 1:
         raise ValueError(f"beta={beta!r} must lie in [0, 1]; recourse fairness asks for rho >= 1 - beta.")
     return b
@@ -942,7 +930,7 @@ def _setup_rerank(X, groups, coef, intercept, weights, steps, protected_group, i
                   max_steps, encoder):
     problem = _linear.parse_problem(X, coef, intercept, weights, encoder=encoder, immutable=immutable, bounds=bounds)
     steps = _default_steps(problem, steps)
-    max_steps = _check_int(max_steps, "max_steps")
+    max_steps = check_int(max_steps, "max_steps")
     if max_steps < 1:
         raise ValueError(f"max_steps={max_steps} must be >= 1 (iterations allowed per attribute combination).")
     t = _check_tolerance(tolerance)
@@ -1387,12 +1375,12 @@ def _block_sizes(n, n_blocks, block_size):
             f"give exactly one of n_blocks and block_size (got n_blocks={n_blocks!r}, block_size={block_size!r})."
         )
     if block_size is not None:
-        b = _check_int(block_size, "block_size")
+        b = check_int(block_size, "block_size")
         if not 2 <= b <= n:
             raise ValueError(f"block_size={b} must lie in [2, {n}] (the number of rows); a block needs two records.")
         sizes = [b] * (n // b) + ([n % b] if n % b else [])
     else:
-        k = _check_int(n_blocks, "n_blocks")
+        k = check_int(n_blocks, "n_blocks")
         if not 1 <= k <= n // 2:
             raise ValueError(f"n_blocks={k} must lie in [1, {n // 2}] so that every block holds at least two records.")
         b = n // k
@@ -1640,7 +1628,7 @@ def _metric_setup(protected_in_order, cutoff):
         if not values <= {0, 1}:
             raise ValueError(f"protected_in_order must be boolean or 0/1 (1 = protected); found {sorted(values)[:5]}.")
         arr = arr.astype(bool)
-    cutoff = _check_int(cutoff, "cutoff")
+    cutoff = check_int(cutoff, "cutoff")
     N = arr.size
     if cutoff < 2:
         raise ValueError(f"cutoff={cutoff} must be >= 2 (the discount 1/log2(i) is infinite at i = 1).")
@@ -1802,13 +1790,13 @@ def ranking_metrics(protected_in_order, cutoff=10) -> dict:
 
 
 def _fair_params(k, p, alpha):
-    k = _check_int(k, "k")
+    k = check_int(k, "k")
     if k < 1:
         raise ValueError(f"k={k} must be >= 1 (the length of the ranking to build).")
-    p = _check_real(p, "p")
+    p = check_real(p, "p")
     if not 0 < p < 1:
         raise ValueError(f"p={p!r} must lie strictly between 0 and 1: the target minimum protected proportion.")
-    alpha = _check_real(alpha, "alpha")
+    alpha = check_real(alpha, "alpha")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} must lie strictly between 0 and 1 (the significance level).")
     return k, p, alpha
