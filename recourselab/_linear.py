@@ -212,7 +212,7 @@ class Box:
         return np.maximum(room, 0.0)
 
 
-def encoder_box(encoder: Encoder, columns: list, fixed_extra: np.ndarray, lower, upper) -> Box:
+def encoder_box(encoder: Encoder, fixed_extra: np.ndarray, lower, upper) -> Box:
     """The box the encoder's specs define on its encoded columns, intersected with user bounds.
 
     Each encoded column stays in [0, 1] (the range the encoder maps each
@@ -308,7 +308,7 @@ def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, 
     fixed = immutable_mask(immutable, columns) | np.isposinf(w)  # an infinite weight also means immutable
     lower, upper = parse_bounds(bounds, columns)
     if encoder is not None:
-        box = encoder_box(encoder, columns, fixed, lower, upper)
+        box = encoder_box(encoder, fixed, lower, upper)
     else:
         box = Box(lower, upper, fixed, np.zeros(len(columns), dtype=bool), np.zeros(len(columns), dtype=bool))
     if box.fixed.all():

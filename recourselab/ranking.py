@@ -622,7 +622,6 @@ class _Engine:
 
     def _precompute(self) -> None:
         """Caps of every row (int32) and the lowest cost any modification reaches (a lenient prefilter)."""
-        n = self.A.shape[0]
         room_F = self.room0[:, self.pos_in_U]
         with np.errstate(invalid="ignore", over="ignore"):
             cap = np.floor(room_F / self.step + _linear.SLACK)
@@ -634,7 +633,6 @@ class _Engine:
         room = self.room0.copy()
         room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved, 0.0)
         self.min_cost = self._costs(s, room) * (1 - self._TOL) - 1e-12  # lenient: exact checks decide
-        del n
 
     # -- combinations
     def _chunks(self):
