@@ -63,6 +63,8 @@ def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected_grou
     free = [j for j in range(d) if j not in immutable and coef[j] != 0]
     attrs = sorted(free, key=lambda j: (weights[j], j))
 
+    slack = 1e-9 * (1 + abs(intercept) + sum(abs(c) for c in coef))  # aim a hair inside, as the package does
+
     def cost(x):
         """The box-constrained projection, one breakpoint at a time (how research code would write it)."""
         s = intercept
@@ -79,12 +81,14 @@ def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected_grou
         gained, slope, last = 0.0, sum(r for _, r in points), 0.0
         star = math.inf
         for lam, rate in points:
-            if gained + slope * (lam - last) >= -s:
-                star = last + (-s - gained) / slope
+            if gained + slope * (lam - last) >= -s + slack:
+                star = last + (-s + slack - gained) / slope
                 break
             gained += slope * (lam - last)
             slope -= rate
             last = lam
+        if math.isinf(star) and gained >= -s * (1 - 1e-12):  # reaches the boundary but not the slack
+            star = last
         if math.isinf(star):
             return math.inf, s
         return math.sqrt(sum(rate * min(star, lam) ** 2 for lam, rate in points)), s

@@ -268,6 +268,16 @@ class LinearProblem:
         """Columns that can move the margin: not fixed, nonzero coefficient."""
         return ~self.box.fixed & (self.coef != 0)
 
+    @property
+    def slack(self) -> float:
+        """How far inside the favourable side counterfactuals aim: 1e-9 of the model's scale.
+
+        Far above the rounding of a margin sum, far below any cost that
+        matters; it depends only on the model, so a row's cost is the same in
+        every problem built with that model.
+        """
+        return 1e-9 * (1.0 + abs(self.intercept) + float(np.abs(self.coef).sum()))
+
 
 def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, bounds=None) -> LinearProblem:
     """Validate the arguments of a linear-boundary recourse call and build its box."""
@@ -329,7 +339,8 @@ def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, 
 # --------------------------------------------------------------------------- the exact projection
 
 
-def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarray | None = None):
+def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarray | None = None,
+               slack: float = 0.0):
     """Cost and multiplier of the weighted projection onto ``margin >= 0`` inside a box, row by row.
 
     Parameters
@@ -346,6 +357,12 @@ def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarra
         (equal to :math:`r_j \\lambda_j`; given, it spares that product's
         rounding, so a row that reaches the boundary exactly at its bounds is
         not declared unreachable).
+    slack : float, default 0
+        Aim this far inside the favourable side (margin ``slack`` instead of
+        0), so that the model's own arithmetic, which sums the margin in
+        another order, does not refuse the counterfactual by a rounding error.
+        A row that reaches the boundary but not the slack goes as far as its
+        box allows.
 
     Returns
     -------
@@ -367,7 +384,8 @@ def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarra
     if not todo.any():
         return cost, lam_star
     L0 = lam[todo]
-    need = -s[todo]
+    need0 = -s[todo]
+    need = need0 + slack
     order = np.argsort(L0, axis=1, kind="stable")
     L = np.take_along_axis(L0, order, axis=1)
     R = rate[order]
@@ -379,9 +397,9 @@ def projection(s: np.ndarray, lam: np.ndarray, rate: np.ndarray, gain: np.ndarra
         head = np.concatenate([np.zeros((len(L), 1)), gained[:, :-1]], axis=1)
         reached = head + L * tail  # margin gained at each breakpoint (inf past an unbounded one)
         # a row that reaches the boundary exactly at its bounds must not be lost to rounding
-        ok = reached >= need[:, None] * (1 - 1e-12)
-        feasible = ok[:, -1]  # the last breakpoint gains the most
-        k = np.argmax(ok, axis=1)
+        feasible = reached[:, -1] >= need0 * (1 - 1e-12)  # the last breakpoint gains the most
+        ok = reached >= need[:, None]
+        k = np.where(ok[:, -1], np.argmax(ok, axis=1), m - 1)  # short of the slack: every feature at its bound
         rows = np.arange(len(L))
         star = (need - head[rows, k]) / tail[rows, k]
         star = np.where(feasible, np.minimum(np.maximum(star, 0.0), L[rows, k]), np.inf)
@@ -416,7 +434,7 @@ def closed_form(problem: LinearProblem, rows=None):
         return delta, cost, s, s >= 0
     room = problem.box.room(A, a)[:, U]
     lam = breakpoints(room, a[U], w[U])
-    cost, star = projection(s, lam, a[U] ** 2 / w[U], room * np.abs(a[U]))
+    cost, star = projection(s, lam, a[U] ** 2 / w[U], room * np.abs(a[U]), problem.slack)
     reachable = np.isfinite(cost)
     move = (s < 0) & reachable
     if move.any():

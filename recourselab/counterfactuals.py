@@ -43,6 +43,7 @@ __all__ = [
     "nearest_counterfactuals",
     "describe_changes",
     "recourse_by_group",
+    "coverage_by_group",
     "LinearRecourse",
     "linear_recourse",
 ]
@@ -292,8 +293,34 @@ def describe_changes(
     return pd.DataFrame(rows, columns=["feature", "from", "to", "change", "unit", "cost", "allowed"])
 
 
+def _costs_and_groups(cost, groups):
+    """Validated 1-d float costs (``inf`` = no recourse) and group labels of the same length."""
+    cost = np.asarray(cost, dtype=float)
+    groups = np.asarray(groups)
+    if cost.ndim != 1 or groups.shape != cost.shape:
+        raise ValueError(f"cost has shape {cost.shape} and groups has shape {groups.shape}; give two 1-d arrays "
+                         "of the same length.")
+    if np.isnan(cost).any():
+        raise ValueError("cost has NaN values; use inf for 'no recourse'.")
+    if np.isneginf(cost).any() or (cost < 0).any():
+        raise ValueError(f"cost has negative values (first at position {int(np.flatnonzero(cost < 0)[0])}); "
+                         "a recourse cost is >= 0 (inf = no recourse).")
+    missing = pd.isna(groups)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"groups has missing labels (None or NaN; first at position {first}); "
+                         "give every individual a group, e.g. 'unknown', so nobody is silently dropped.")
+    return cost, groups
+
+
 def recourse_by_group(cost, groups) -> pd.DataFrame:
     """Per group: how many need recourse, the share who have any, and what it costs them.
+
+    The cost columns are computed over the members **with** recourse only, so
+    two groups' medians compare different subsets of their members: a group in
+    which more people have (expensive) recourse can show the higher median and
+    still be the better-off group. ``coverage_by_group`` compares costs over
+    all members instead.
 
     Parameters
     ----------
@@ -318,21 +345,7 @@ def recourse_by_group(cost, groups) -> pd.DataFrame:
     a      3       0.666667          2.0        2.0
     b      1       1.000000          2.0        2.0
     """
-    cost = np.asarray(cost, dtype=float)
-    groups = np.asarray(groups)
-    if cost.ndim != 1 or groups.shape != cost.shape:
-        raise ValueError(f"cost has shape {cost.shape} and groups has shape {groups.shape}; give two 1-d arrays "
-                         "of the same length.")
-    if np.isnan(cost).any():
-        raise ValueError("cost has NaN values; use inf for 'no recourse'.")
-    if np.isneginf(cost).any() or (cost < 0).any():
-        raise ValueError(f"cost has negative values (first at position {int(np.flatnonzero(cost < 0)[0])}); "
-                         "a recourse cost is >= 0 (inf = no recourse).")
-    missing = pd.isna(groups)
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"groups has missing labels (None or NaN; first at position {first}); "
-                         "give every individual a group, e.g. 'unknown', so nobody is silently dropped.")
+    cost, groups = _costs_and_groups(cost, groups)
     frame = pd.DataFrame({"group": groups, "cost": np.where(np.isfinite(cost), cost, np.nan)})
     table = frame.groupby("group").agg(
         n=("cost", "size"),
@@ -340,6 +353,76 @@ def recourse_by_group(cost, groups) -> pd.DataFrame:
         median_cost=("cost", "median"),
         mean_cost=("cost", "mean"),
     )
+    return table
+
+
+def coverage_by_group(cost, groups, budgets) -> pd.DataFrame:
+    """Share of each group whose recourse costs at most each budget (the group's coverage curve).
+
+    For a group :math:`G` and a budget :math:`c`,
+
+    .. math::
+
+        \\operatorname{cov}_G(c) = \\frac{|\\{i \\in G : \\operatorname{cost}_i \\le c\\}|}{|G|},
+
+    where people without recourse (cost ``inf``) count in the denominator and
+    never in the numerator, even for ``c = inf``. Unlike the cost columns of
+    :func:`recourse_by_group`, nothing is conditioned on having recourse: a
+    higher curve means a larger share of the group can reach the favourable
+    decision within the budget, so the comparison of two groups at a budget is
+    a comparison of like with like.
+
+    Parameters
+    ----------
+    cost : array-like of float, shape (n,)
+        Recourse cost per individual; ``inf`` means no recourse.
+    groups : array-like, shape (n,)
+        Group label per individual.
+    budgets : array-like of float, shape (m,)
+        Budgets :math:`c \\ge 0` (``inf`` gives the share with any recourse; a single number is one budget).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per budget (index ``budget``, in the order given), one column
+        per group (sorted), values in [0, 1].
+
+    Examples
+    --------
+    >>> coverage_by_group([1.0, 3.0, float("inf"), 2.0], ["a", "a", "a", "b"], [0, 2, float("inf")])
+    group          a    b
+    budget
+    0.0     0.000000  0.0
+    2.0     0.333333  1.0
+    inf     0.666667  1.0
+    """
+    cost, groups = _costs_and_groups(cost, groups)
+    if isinstance(budgets, (str, bytes)):
+        raise TypeError(f"budgets={budgets!r} must be numbers, e.g. np.linspace(0, 5, 21).")
+    raw = np.asarray(budgets)
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.number)):
+        raise TypeError(f"budgets must be numbers (got dtype {raw.dtype}), e.g. np.linspace(0, 5, 21).")
+    budgets = raw.astype(float)
+    if budgets.ndim == 0:
+        budgets = budgets[None]
+    if budgets.ndim != 1 or budgets.size == 0:
+        raise ValueError(f"budgets has shape {raw.shape}; give a non-empty 1-d array of budgets.")
+    if np.isnan(budgets).any():
+        raise ValueError(f"budgets has NaN values (first at position {int(np.flatnonzero(np.isnan(budgets))[0])}); "
+                         "give numbers >= 0 (inf = any cost).")
+    if (budgets < 0).any():
+        first = int(np.flatnonzero(budgets < 0)[0])
+        raise ValueError(f"budgets[{first}] = {budgets[first]:g} is negative; a budget is >= 0 (a cost is never "
+                         "negative).")
+    labels = sorted(pd.unique(groups).tolist(), key=str)
+    finite = np.isfinite(cost)
+    shares = {}
+    for label in labels:
+        member_cost = np.sort(cost[(groups == label) & finite])
+        size = int(np.count_nonzero(groups == label))
+        shares[label] = np.searchsorted(member_cost, budgets, side="right") / size
+    table = pd.DataFrame(shares, index=pd.Index(budgets, name="budget"))
+    table.columns.name = "group"
     return table
 
 
@@ -584,7 +667,7 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
             if deadline.expired:
                 break
             st_i, dl, obj = _recourse_mip(A[i], s[i], problem.coef, usable, sqrt_w, step, lower[i], upper[i],
-                                          deadline.remaining(), int(i))
+                                          deadline.remaining(), int(i), problem.slack)
             status[i] = st_i
             if dl is None:
                 cost[i] = np.inf if st_i == "infeasible" else np.nan
@@ -623,8 +706,12 @@ def _bounded(prob, name, low, up, cat):
     return pulp.LpVariable(name, low, up, cat=cat)
 
 
-def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row):
-    """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= 0, steps, box."""
+def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, slack):
+    """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= slack, steps, box.
+
+    The slack keeps the point on the favourable side in the model's own arithmetic; a row that reaches the
+    boundary but not the slack is solved against the boundary itself.
+    """
     prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
     moves, absval, scale = {}, {}, {}
     slack = _linear.SLACK
@@ -643,7 +730,9 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row):
     if not moves:
         return "infeasible", None, math.nan
     prob += pulp.lpSum(float(sqrt_w[j]) * absval[j] for j in moves)
-    prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= -float(s), "favourable")
+    reach = sum(abs(a[j]) * ((upper[j] - x[j]) if a[j] > 0 else (x[j] - lower[j])) for j in moves)
+    goal = slack - float(s) if reach >= slack - float(s) else -float(s)
+    prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= goal, "favourable")
     status, has = solve(prob, max(time_limit, 0.01))
     if not has:
         return status, None, math.nan
@@ -651,14 +740,15 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row):
     for j, var in moves.items():
         value = var.value() or 0.0
         delta[j] = scale[j] * (round(value) if not np.isnan(step[j]) else value)
-    # CBC reports continuous values to about 7 digits: nudge the largest continuous move so that the
-    # point lies exactly on the favourable side (the nudge is of the order of that rounding)
-    short = -(float(s) + float(np.dot(a, delta)))
-    if short > 0:
-        cont = [j for j in moves if np.isnan(step[j]) and delta[j] != 0]
-        if cont:
-            j = max(cont, key=lambda c: abs(a[c]))
-            delta[j] = float(np.clip(delta[j] + short / a[j] * (1 + 1e-12), lower[j] - x[j], upper[j] - x[j]))
     # a continuous value a hair past its bound (CBC's rounding) is put back on the bound
     delta = np.clip(delta, lower - x, upper - x)
+    # CBC reports continuous values to about 7 digits: nudge continuous moves that still have room in the
+    # helpful direction until the point reaches its goal (the nudge is of the order of that rounding)
+    for j in sorted((j for j in moves if np.isnan(step[j])), key=lambda c: -abs(a[c])):
+        short = goal - float(np.dot(a, delta))
+        if short <= 0:
+            break
+        room = (upper[j] - x[j] - delta[j]) if a[j] > 0 else (delta[j] - (lower[j] - x[j]))
+        if room > 0:
+            delta[j] += np.sign(a[j]) * min(short / abs(a[j]) * (1 + 1e-12), room)
     return status, delta, float(np.sum(sqrt_w * np.abs(delta)))

@@ -17,6 +17,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ._validation import check_int, check_integers, check_real
+from .features import ACTIONABILITY
+
 __all__ = [
     "GROUP_COLOURS",
     "set_theme",
@@ -26,6 +29,7 @@ __all__ = [
     "plot_changes",
     "DECISION_COLOURS",
     "plot_feasibility_graph",
+    "plot_recourse_intuition",
     "plot_connectivity",
     "plot_attribute_change_frequency",
     "plot_auc_curves",
@@ -268,6 +272,275 @@ def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, gr
                                markeredgecolor=palette[g], markeredgewidth=2.5, label=f"group {g}") for g in order]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
     return ax
+
+
+#: Legend text of :func:`plot_recourse_intuition`'s markers (override any of them with ``labels=``).
+_INTUITION_LABELS = {
+    "approved": "approved (observed person)",
+    "refused": "refused (observed person)",
+    "factual": "the refused applicant",
+    "boundary": "decision boundary (approved side shaded)",
+    "blocked": "unreachable: breaks actionability",
+    "nearest": "nearest counterfactual",
+    "recourse": "recourse to the boundary",
+    "path": "FACE path through observed people",
+}
+# marker colours: the colour-blind palette's colours that are neither group colours nor the decision green
+_INTUITION_COLOURS = {"nearest": "#E69F00", "recourse": "#CC79A7", "path": "0.2", "blocked": "0.72"}
+
+
+def _row_index(value, name: str, n: int) -> int:
+    """A row position in 0..n-1 (Python or numpy integer; bools and fractions are errors, never truncated)."""
+    index = check_int(value, name)
+    if not 0 <= index < n:
+        raise ValueError(f"{name}={index} is not a row of points; give a position in 0..{n - 1}.")
+    return index
+
+
+def plot_recourse_intuition(points, favourable, factual, *, boundary=None, nearest=None, recourse=None, path=None,
+                            actionability=("free", "free"), labels: dict | None = None, xlabel: str = "",
+                            ylabel: str = "", title: str | None = None, ax=None):
+    """One refused applicant in a two-feature world: what flips the decision, and what she can actually do.
+
+    Draws, in the units of the two features, the observed people (filled green
+    = approved, white = refused, as in :func:`plot_feasibility_graph`), the
+    model's linear decision boundary with its approved side shaded, the region
+    the applicant cannot reach under the features' actionability (hatched), and
+    up to three answers to "what would get her approved?":
+
+    * the **nearest counterfactual** (orange ring, dashed arrow): the closest
+      observed approved person, whether or not she could become them
+      (:func:`~recourselab.counterfactuals.nearest_counterfactuals` with
+      ``feasible_only=False``);
+    * a **recourse** (purple diamond, solid arrow): the cheapest allowed move
+      onto the boundary, which need not be anyone's profile
+      (:func:`~recourselab.counterfactuals.linear_recourse` with ``encoder=``);
+    * a **FACE path** (dark line): a chain of short allowed steps between
+      observed people that ends at an approved one
+      (:func:`~recourselab.graph.face_counterfactuals`).
+
+    The function draws what it is given; it checks that the picture is
+    consistent (the applicant is refused, the nearest counterfactual and the
+    path's end are approved, the recourse and the decisions agree with the
+    boundary) but not feasibility, which needs the feature specifications:
+    assert that with :meth:`Encoder.feasible <recourselab.features.Encoder.feasible>`
+    before drawing.
+
+    Parameters
+    ----------
+    points : array-like of shape (n, 2)
+        The observed people, one row each: (x, y) in the features' own units.
+    favourable : array-like of bool, shape (n,)
+        The model's decision for each person (True = approved).
+    factual : int
+        Row of the refused applicant in ``points``.
+    boundary : (coef, intercept), optional
+        The linear decision rule in the units of ``points``: a person is
+        approved when :math:`c_x x + c_y y + b \\ge 0` with ``coef`` =
+        :math:`(c_x, c_y)` and ``intercept`` = :math:`b`. Every entry of
+        ``favourable`` must agree with it.
+    nearest : int, optional
+        Row of the nearest counterfactual (an approved person).
+    recourse : array-like of shape (2,), optional
+        Where the recourse lands, in the units of ``points``; on the approved
+        side of ``boundary`` when both are given.
+    path : sequence of int, optional
+        Rows of ``points`` along a FACE path: the first is ``factual``, the
+        last an approved person.
+    actionability : pair of str, default ("free", "free")
+        Actionability of the x and the y feature, in the words of
+        :class:`~recourselab.features.FeatureSpec` ("free", "increase",
+        "decrease", "immutable"). Values the applicant cannot reach are hatched:
+        left of her for an x that may only increase, right of her for one that
+        may only decrease, both sides for an immutable one (likewise below and
+        above her for y).
+    labels : dict, optional
+        Legend text replacing the defaults for any of the keys
+        ``"approved"``, ``"refused"``, ``"factual"``, ``"boundary"``,
+        ``"blocked"``, ``"nearest"``, ``"recourse"``, ``"path"``.
+    xlabel, ylabel : str
+        Axis labels; name the feature and its unit.
+    title : str, optional
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    TypeError
+        For indices that are not integers (``2.7``, ``True``) or decisions that
+        are not booleans.
+    ValueError
+        For malformed or non-finite coordinates, out-of-range rows, and an
+        inconsistent picture (see above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> points = np.array([[1.0, 1.0], [0.0, 3.0], [1.0, 3.5]])
+    >>> ax = plot_recourse_intuition(points, [False, True, True], 0, boundary=([-1.0, 1.0], -1.5),
+    ...                              nearest=1, recourse=[1.0, 2.5], path=[0, 2],
+    ...                              actionability=("increase", "free"), xlabel="x (units)", ylabel="y (units)")
+    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
+    ['approved (observed person)', 'refused (observed person)']
+    """
+    try:
+        points = np.array(points, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"points must be a numeric array of shape (n, 2): {err}") from None
+    if points.ndim != 2 or points.shape[1] != 2 or len(points) == 0:
+        raise ValueError(f"points has shape {points.shape}; give one (x, y) row per person, shape (n, 2).")
+    bad = ~np.isfinite(points)
+    if bad.any():
+        i = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"points[{i}] = {points[i].tolist()} is not finite; every person needs finite coordinates.")
+    n = len(points)
+    favourable = np.asarray(favourable)
+    if favourable.dtype != bool:
+        raise TypeError(f"favourable must hold booleans (True = approved), got dtype {favourable.dtype}.")
+    if favourable.shape != (n,):
+        raise ValueError(f"favourable has shape {favourable.shape}; give one decision per row of points ({n}).")
+    factual = _row_index(factual, "factual", n)
+    if favourable[factual]:
+        raise ValueError(f"factual={factual} is approved (favourable[{factual}] is True); give a refused person.")
+    if nearest is not None:
+        nearest = _row_index(nearest, "nearest", n)
+        if not favourable[nearest]:
+            raise ValueError(f"nearest={nearest} is refused; the nearest counterfactual is an approved person.")
+    if recourse is not None:
+        try:
+            recourse = np.array(recourse, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"recourse must be a point (x, y): {err}") from None
+        if recourse.shape != (2,) or not np.isfinite(recourse).all():
+            raise ValueError(f"recourse={recourse.tolist()} must be one finite point (x, y).")
+    if path is not None:
+        path = check_integers(path, "path")
+        if path.ndim != 1 or len(path) < 2:
+            raise ValueError(f"path={path.tolist()} must list at least two rows, from factual to an approved person "
+                             "(when FACE finds no path, pass path=None).")
+        if path.min() < 0 or path.max() >= n:
+            raise ValueError(f"path={path.tolist()} holds rows outside 0..{n - 1}.")
+        if path[0] != factual:
+            raise ValueError(f"path starts at row {path[0]}, not at factual={factual}; a FACE path starts there.")
+        if not favourable[path[-1]]:
+            raise ValueError(f"path ends at row {path[-1]}, who is refused; a FACE path ends at an approved person.")
+    if not isinstance(actionability, (tuple, list)) or len(actionability) != 2:
+        raise ValueError(f"actionability={actionability!r} must be a pair, one of {ACTIONABILITY} for x and for y.")
+    for axis, word in zip("xy", actionability, strict=True):
+        if word not in ACTIONABILITY:
+            raise ValueError(f"actionability for {axis} is {word!r}; use one of {ACTIONABILITY}.")
+    text = dict(_INTUITION_LABELS)
+    if labels is not None:
+        unknown = sorted(set(labels) - set(text))
+        if unknown:
+            raise ValueError(f"labels has unknown keys {unknown}; use some of {sorted(text)}.")
+        text.update(labels)
+    if boundary is not None:
+        coef, intercept = _check_boundary(boundary)
+        margin = points @ coef + intercept
+        tol = 1e-9 * (np.abs(points) @ np.abs(coef) + abs(intercept) + 1.0)
+        disagree = (favourable & (margin < -tol)) | (~favourable & (margin > tol))
+        if disagree.any():
+            i = int(np.flatnonzero(disagree)[0])
+            raise ValueError(f"favourable[{i}]={bool(favourable[i])} but row {i} lies on the "
+                             f"{'refused' if margin[i] < 0 else 'approved'} side of boundary (margin "
+                             f"{margin[i]:.3g}); pass the model's decisions and that model's boundary.")
+        if recourse is not None:
+            r_margin = float(recourse @ coef + intercept)
+            if r_margin < -1e-9 * (np.abs(recourse) @ np.abs(coef) + abs(intercept) + 1.0):
+                raise ValueError(f"recourse={recourse.tolist()} lies on the refused side of boundary (margin "
+                                 f"{r_margin:.3g}); a recourse must reach the approved side.")
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.5, 5.2))
+    shown = points if recourse is None else np.vstack([points, recourse])
+    low, high = shown.min(axis=0), shown.max(axis=0)
+    pad = 0.08 * np.where(high > low, high - low, 1.0)
+    (x0, y0), (x1, y1) = low - pad, high + pad
+    ax.set(xlim=(x0, x1), ylim=(y0, y1))
+    handles = {}  # legend entries by key, ordered at the end
+    fx, fy = points[factual]
+    blocked = {"x": [], "y": []}
+    for axis, word, here, lo, hi in (("x", actionability[0], fx, x0, x1), ("y", actionability[1], fy, y0, y1)):
+        if word in ("increase", "immutable"):
+            blocked[axis].append((lo, here))
+        if word in ("decrease", "immutable"):
+            blocked[axis].append((here, hi))
+    hatch = {"facecolor": "none", "hatch": "///", "edgecolor": _INTUITION_COLOURS["blocked"], "lw": 0, "zorder": 0}
+    for lo, hi in blocked["x"]:
+        ax.axvspan(lo, hi, **hatch)
+    for lo, hi in blocked["y"]:
+        ax.axhspan(lo, hi, **hatch)
+    if boundary is not None:
+        gx, gy = np.meshgrid(np.linspace(x0, x1, 300), np.linspace(y0, y1, 300))
+        side = (coef[0] * gx + coef[1] * gy + intercept >= 0).astype(float)
+        if side.any():
+            ax.contourf(gx, gy, side, levels=[0.5, 1.5], colors=[DECISION_COLOURS[True]], alpha=0.12, zorder=0)
+        if coef[1] != 0:
+            xs = np.array([x0, x1])
+            ax.plot(xs, -(coef[0] * xs + intercept) / coef[1], color="black", lw=1.6, zorder=1)
+        else:
+            ax.axvline(-intercept / coef[0], color="black", lw=1.6, zorder=1)
+        ax.set(xlim=(x0, x1), ylim=(y0, y1))  # the line runs past the box; keep the box
+        handles["boundary"] = plt.Line2D([], [], color="black", lw=1.6)
+    if blocked["x"] or blocked["y"]:
+        handles["blocked"] = plt.Rectangle((0, 0), 1, 1, facecolor="white", hatch="///",
+                                           edgecolor=_INTUITION_COLOURS["blocked"])
+    ax.scatter(*points[favourable].T, s=40, color=DECISION_COLOURS[True], edgecolors="0.25", lw=0.8, zorder=2)
+    ax.scatter(*points[~favourable].T, s=40, color=DECISION_COLOURS[False], edgecolors="0.45", lw=0.8, zorder=2)
+    handles["approved"] = plt.Line2D([], [], marker="o", ls="", markersize=7, markerfacecolor=DECISION_COLOURS[True],
+                                     markeredgecolor="0.25")
+    handles["refused"] = plt.Line2D([], [], marker="o", ls="", markersize=7, markerfacecolor=DECISION_COLOURS[False],
+                                    markeredgecolor="0.45")
+    if path is not None:
+        colour = _INTUITION_COLOURS["path"]
+        ax.plot(*points[path].T, color=colour, lw=2.2, zorder=3, solid_capstyle="round")
+        for a, b in zip(path[:-1], path[1:], strict=True):
+            ax.annotate("", xy=points[b], xytext=points[a], zorder=3,
+                        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2.2, "shrinkA": 0, "shrinkB": 4})
+        handles["path"] = plt.Line2D([], [], color=colour, lw=2.2, marker=">", markersize=6)
+    if nearest is not None:
+        colour = _INTUITION_COLOURS["nearest"]
+        ax.annotate("", xy=points[nearest], xytext=points[factual], zorder=4,
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "ls": "--", "shrinkA": 6,
+                                "shrinkB": 7})
+        ax.scatter(*points[nearest], s=190, facecolors="none", edgecolors=colour, lw=2.2, zorder=4)
+        handles["nearest"] = plt.Line2D([], [], color=colour, lw=2, ls="--", marker="o", markersize=10,
+                                        markerfacecolor="none", markeredgewidth=2.2)
+    if recourse is not None:
+        colour = _INTUITION_COLOURS["recourse"]
+        ax.annotate("", xy=recourse, xytext=points[factual], zorder=4,
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "shrinkA": 6, "shrinkB": 5})
+        ax.scatter(*recourse, s=80, marker="D", color=colour, edgecolors="black", lw=0.8, zorder=5)
+        handles["recourse"] = plt.Line2D([], [], color=colour, lw=2, marker="D", markersize=7,
+                                         markeredgecolor="black")
+    ax.scatter(fx, fy, s=320, marker="*", color="black", edgecolors="white", lw=0.8, zorder=6)
+    handles["factual"] = plt.Line2D([], [], marker="*", ls="", markersize=15, color="black")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
+    keys = [k for k in _INTUITION_LABELS if k in handles]  # the order of the defaults: data, then the answers
+    ax.legend([handles[k] for k in keys], [text[k] for k in keys], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              fontsize=8.5, frameon=False)
+    return ax
+
+
+def _check_boundary(boundary):
+    """``boundary`` as (coef of shape (2,), intercept), both finite, coef not zero."""
+    if not isinstance(boundary, (tuple, list)) or len(boundary) != 2:
+        raise ValueError(f"boundary={boundary!r} must be a pair (coef, intercept), e.g. ([-3.0, 1.0], -2.0).")
+    coef, intercept = boundary
+    try:
+        coef = np.array(coef, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"boundary's coef must be two numbers (c_x, c_y): {err}") from None
+    if coef.shape != (2,) or not np.isfinite(coef).all() or not coef.any():
+        raise ValueError(f"boundary's coef={coef.tolist()} must be two finite numbers, not both 0.")
+    intercept = check_real(intercept, "boundary's intercept")
+    if not np.isfinite(intercept):
+        raise ValueError(f"boundary's intercept={intercept!r} must be finite.")
+    return coef, intercept
 
 
 def plot_connectivity(table: pd.DataFrame, *, chosen: float | None = None, ax=None, title: str | None = None):

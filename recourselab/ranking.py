@@ -513,6 +513,7 @@ class _Engine:
 
     def __init__(self, problem, steps, max_steps):
         self.problem = problem
+        self.slack = problem.slack  # counterfactuals aim this far inside the favourable side
         A, coef, w = problem.A, problem.coef, problem.weights
         self.A, self.coef, self.b, self.columns = A, coef, problem.intercept, problem.columns
         usable = problem.usable
@@ -566,7 +567,7 @@ class _Engine:
     # -- costs
     def _costs(self, s, room_U) -> np.ndarray:
         lam = _linear.breakpoints(room_U, self.coef[self.U], self.problem.weights[self.U])
-        return _linear.projection(s, lam, self.proj_rate, room_U * np.abs(self.coef[self.U]))[0]
+        return _linear.projection(s, lam, self.proj_rate, room_U * np.abs(self.coef[self.U]), self.slack)[0]
 
     def cost_of(self, x) -> float:
         """Exact cost of one (modified) row, as linear_recourse computes it (bit for bit).
@@ -591,7 +592,8 @@ class _Engine:
             room = max(hi - v if self._up[j] else v - lo, 0.0)
             lam.append(room * factor if room > 0 else 0.0)
             gain.append(room * abs_a)
-        need = -s
+        need0 = -s
+        need = need0 + self.slack
         m = len(lam)
         order = sorted(range(m), key=lam.__getitem__)
         L = [lam[i] for i in order]
@@ -600,13 +602,15 @@ class _Engine:
         for k in range(m - 1, -1, -1):
             t = t + self._rate_py[order[k]]
             tail[k] = t
-        goal = need * (1 - 1e-12)
         head = 0.0
         star = math.inf
         for k in range(m):
-            if head + L[k] * tail[k] >= goal:
+            reached = head + L[k] * tail[k]
+            if reached >= need:
                 star = min(max((need - head) / tail[k], 0.0), L[k])
                 break
+            if k == m - 1 and reached >= need0 * (1 - 1e-12):  # short of the slack: every feature at its bound
+                star = min(max((need - head) / tail[k], 0.0), L[k])
             head = head + gain[order[k]]
         if math.isinf(star):
             return math.inf

@@ -199,7 +199,13 @@ def test_box_projection_equals_brute_force(args):
     assume((a != 0).any())
     res = linear_recourse(x[None, :], a, b, w, bounds=(lo, hi))
     box_lo, box_hi = np.minimum(lo, x), np.maximum(hi, x)  # the current value is always allowed
-    expected = brute_force_projection(x, a, b, w, box_lo, box_hi)
+    # counterfactuals aim a hair (the slack) inside the favourable side
+    slack = 1e-9 * (1 + abs(b) + np.abs(a).sum())
+    if a @ x + b < 0:
+        expected = brute_force_projection(x, a, b - slack, w, box_lo, box_hi)
+        assume(np.isfinite(expected) or np.isinf(brute_force_projection(x, a, b, w, box_lo, box_hi)))
+    else:
+        expected = 0.0
     if np.isinf(expected):
         assert np.isinf(res.cost[0]) and res.status[0] == "infeasible"
     else:
@@ -219,10 +225,12 @@ def test_box_projection_equals_brute_force(args):
 def test_without_binding_bounds_the_closed_form_is_the_textbook_projection(args):
     X, a, b, w = np.array(args[0]), np.array(args[1]), float(args[2]), np.array(args[3])
     res = linear_recourse(X, a, b, w)  # no bounds at all
+    slack = 1e-9 * (1 + abs(b) + np.abs(a).sum())  # counterfactuals aim a hair inside the favourable side
     s = X @ a + b
+    target = np.where(s < 0, s - slack, s)
     R = np.sum(a * a / w)
-    expected_cost = np.maximum(-s, 0) / np.sqrt(R)
-    expected_delta = np.where(s[:, None] < 0, -s[:, None] * (a / w)[None, :] / R, 0.0)
+    expected_cost = np.maximum(-target, 0) / np.sqrt(R)
+    expected_delta = np.where(s[:, None] < 0, -target[:, None] * (a / w)[None, :] / R, 0.0)
     np.testing.assert_allclose(res.cost, expected_cost, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(res.delta, expected_delta, rtol=1e-10, atol=1e-12)
     # bounds that do not bind change nothing
@@ -251,6 +259,26 @@ def test_linear_recourse_on_german_credit_follows_the_book_specs(german):
     unconstrained = linear_recourse(Z[refused], a, b, np.ones(Z.shape[1]))
     assert (res.cost[ok] >= unconstrained.cost[ok] - 1e-12).all()  # constraints only make recourse dearer
     assert not encoder.feasible(Z[refused], unconstrained.X_cf).all()  # ... and the old projection broke them
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_model_itself_approves_every_linear_counterfactual(german, seed):
+    # a point exactly on the boundary can come back a rounding error short (margin -1e-15) and be refused by
+    # the model's own arithmetic; counterfactuals aim a hair inside instead
+    from recourselab.models import train_model
+
+    trained = train_model(german, random_state=seed)
+    encoder = trained.encoder
+    Z = encoder.transform(german.frame)
+    a, b = trained.model.coef_[0], float(trained.model.intercept_[0])
+    refused = np.flatnonzero(~trained.decide(Z))
+    closed = linear_recourse(Z[refused], a, b, encoder=encoder)
+    ok = np.isfinite(closed.cost)
+    assert ok.all() and trained.decide(closed.X_cf[ok]).all()
+    few = refused[:: max(1, len(refused) // 8)]  # the MIP on a sample of rows keeps the test quick
+    mip = linear_recourse(Z[few], a, b, encoder=encoder, method="mip", time_limit=20)
+    solved = np.isfinite(mip.cost)
+    assert solved.all() and trained.decide(mip.X_cf[solved]).all()
 
 
 def test_raguel_with_an_encoder_needs_finite_costs_and_explains_how_to_filter():

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from recourselab.counterfactuals import (
     NO_COUNTERFACTUAL,
+    coverage_by_group,
     describe_changes,
     nearest_counterfactuals,
     recourse_by_group,
@@ -147,3 +148,101 @@ def test_nearest_counterfactuals_rejects_infinite_rows_instead_of_reporting_no_r
     Z[1, 2] = np.inf
     with pytest.raises(ValueError, match=r"Z_factual has infinite values \(first in encoded column 2, row 1\)"):
         nearest_counterfactuals(Z, np.zeros((2, german_encoder.n_columns)), german_encoder)
+
+
+# --------------------------------------------------------------------------- coverage_by_group
+
+
+def test_coverage_by_group_counts_people_without_recourse_in_every_budget():
+    table = coverage_by_group([1.0, 3.0, np.inf, np.inf], ["a", "a", "a", "b"], [0.0, 1.0, 2.9, 3.0, np.inf])
+    assert list(table.columns) == ["a", "b"] and table.index.name == "budget"
+    np.testing.assert_allclose(table["a"], [0, 1 / 3, 1 / 3, 2 / 3, 2 / 3])
+    # an infinite budget covers everyone with recourse, never the people without it
+    np.testing.assert_allclose(table["b"], [0, 0, 0, 0, 0])
+
+
+def test_coverage_by_group_keeps_the_budget_order_and_does_not_mutate():
+    cost = np.array([2.0, 0.5, np.inf])
+    groups = np.array(["x", "x", "y"], dtype=object)
+    budgets = np.array([3.0, 0.0, 1.0])
+    table = coverage_by_group(cost, groups, budgets)
+    assert table.index.tolist() == [3.0, 0.0, 1.0]
+    np.testing.assert_allclose(table["x"], [1.0, 0.0, 0.5])
+    np.testing.assert_array_equal(cost, [2.0, 0.5, np.inf])
+    np.testing.assert_array_equal(budgets, [3.0, 0.0, 1.0])
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 2.5, np.inf]), st.sampled_from(["f", "m", "x"])),
+             min_size=1, max_size=25),
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 3.0, np.inf]), min_size=1, max_size=6),
+)
+def test_coverage_by_group_matches_counting_by_hand(people, budgets):
+    cost = [c for c, _ in people]
+    groups = [g for _, g in people]
+    table = coverage_by_group(cost, groups, budgets)
+    for label in sorted(set(groups)):
+        members = [c for c, g in people if g == label]
+        for row, budget in enumerate(budgets):
+            expected = sum(1 for c in members if np.isfinite(c) and c <= budget) / len(members)
+            assert table[label].iloc[row] == pytest.approx(expected)
+
+
+def test_coverage_by_group_ends_at_the_share_with_recourse():
+    cost = np.array([0.2, np.inf, 1.5, 4.0, np.inf, 0.0])
+    groups = np.array(["a", "a", "b", "b", "b", "a"])
+    table = coverage_by_group(cost, groups, [np.inf])
+    shares = recourse_by_group(cost, groups)["with_recourse"]
+    np.testing.assert_allclose(table.loc[np.inf].to_numpy(), shares.to_numpy())
+
+
+def test_coverage_by_group_rejects_nan_cost():
+    with pytest.raises(ValueError, match="cost has NaN values; use inf for 'no recourse'"):
+        coverage_by_group([1.0, np.nan], ["a", "b"], [1.0])
+
+
+def test_coverage_by_group_rejects_negative_cost():
+    with pytest.raises(ValueError, match="cost has negative values"):
+        coverage_by_group([1.0, -0.5], ["a", "b"], [1.0])
+
+
+def test_coverage_by_group_rejects_missing_group_labels():
+    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 0\)"):
+        coverage_by_group([1.0, 2.0], [None, "b"], [1.0])
+
+
+def test_coverage_by_group_rejects_cost_and_groups_of_different_lengths():
+    with pytest.raises(ValueError, match="cost has shape"):
+        coverage_by_group([1.0, 2.0], ["a"], [1.0])
+
+
+def test_coverage_by_group_rejects_nan_budgets():
+    with pytest.raises(ValueError, match=r"budgets has NaN values \(first at position 1\)"):
+        coverage_by_group([1.0], ["a"], [0.5, np.nan])
+
+
+def test_coverage_by_group_rejects_negative_budgets():
+    with pytest.raises(ValueError, match=r"budgets\[0\] = -1 is negative"):
+        coverage_by_group([1.0], ["a"], [-1.0, 2.0])
+
+
+def test_coverage_by_group_rejects_empty_budgets():
+    with pytest.raises(ValueError, match=r"budgets has shape \(0,\); give a non-empty 1-d array"):
+        coverage_by_group([1.0], ["a"], [])
+
+
+def test_coverage_by_group_rejects_two_dimensional_budgets():
+    with pytest.raises(ValueError, match=r"budgets has shape \(1, 2\)"):
+        coverage_by_group([1.0], ["a"], [[1.0, 2.0]])
+
+
+def test_coverage_by_group_rejects_non_numeric_budgets():
+    with pytest.raises(TypeError, match="budgets must be numbers"):
+        coverage_by_group([1.0], ["a"], ["1", "2"])
+    with pytest.raises(TypeError, match="budgets='high' must be numbers"):
+        coverage_by_group([1.0], ["a"], "high")
+
+
+def test_coverage_by_group_rejects_boolean_budgets():
+    with pytest.raises(TypeError, match="budgets must be numbers \\(got dtype bool\\)"):
+        coverage_by_group([1.0], ["a"], [True, False])

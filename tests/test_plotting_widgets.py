@@ -91,3 +91,90 @@ def test_flag_overlap_counts_each_combination_once():
     with pytest.raises(ValueError, match="no individual is flagged"):
         plotting.plot_flag_overlap(flags & False)
     plt.close("all")
+
+
+# plot_recourse_intuition: four people, the first refused; approved when -x + y - 1 >= 0; x may only increase
+INTUITION_POINTS = np.array([[1.0, 1.0], [0.0, 3.0], [1.5, 3.0], [2.0, 0.5]])
+INTUITION_FAVOURABLE = np.array([False, True, True, False])
+INTUITION_ARGS = {"points": INTUITION_POINTS, "favourable": INTUITION_FAVOURABLE, "factual": 0,
+                  "boundary": ([-1.0, 1.0], -1.0), "nearest": 1, "recourse": [1.0, 2.0], "path": [0, 2],
+                  "actionability": ("increase", "free")}
+
+
+def test_recourse_intuition_draws_every_answer_where_it_is():
+    plotting.set_theme()
+    ax = plotting.plot_recourse_intuition(**INTUITION_ARGS, xlabel="x (units)", ylabel="y (units)", title="toy")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["approved (observed person)", "refused (observed person)", "the refused applicant",
+                      "decision boundary (approved side shaded)", "unreachable: breaks actionability",
+                      "nearest counterfactual", "recourse to the boundary", "FACE path through observed people"]
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("x (units)", "y (units)", "toy")
+    # the boundary line satisfies -x + y - 1 = 0 at both ends; the path line runs through its people
+    boundary = [line for line in ax.lines if line.get_color() == "black"]
+    assert len(boundary) == 1
+    x, y = boundary[0].get_data()
+    np.testing.assert_allclose(-np.asarray(x) + np.asarray(y) - 1.0, 0.0, atol=1e-12)
+    paths = [np.column_stack(line.get_data()) for line in ax.lines if line.get_color() != "black"]
+    assert any(p.shape == (2, 2) and np.allclose(p, INTUITION_POINTS[[0, 2]]) for p in paths)
+    # the factual (star), the nearest counterfactual (ring) and the recourse (diamond) sit at their coordinates
+    offsets = [c.get_offsets() for c in ax.collections if len(c.get_offsets()) == 1]
+    for where in ([1.0, 1.0], [0.0, 3.0], [1.0, 2.0]):
+        assert any(np.allclose(o[0], where) for o in offsets), where
+    # x may only increase: the hatched region is everything left of the applicant, and nothing else
+    hatched = [p for p in ax.patches if p.get_hatch() == "///"]
+    assert len(hatched) == 1
+    display = hatched[0].get_transform().transform(hatched[0].get_path().vertices)  # axvspan: data x, axes y
+    data_x = ax.transData.inverted().transform(display)[:, 0]
+    np.testing.assert_allclose([data_x.min(), data_x.max()], [ax.get_xlim()[0], 1.0])
+    plt.close("all")
+
+
+def test_recourse_intuition_hatches_both_sides_of_an_immutable_feature_and_takes_labels():
+    ax = plotting.plot_recourse_intuition(INTUITION_POINTS, INTUITION_FAVOURABLE, 0,
+                                          actionability=("free", "immutable"), labels={"factual": "Ana"})
+    assert len([p for p in ax.patches if p.get_hatch() == "///"]) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "approved (observed person)", "refused (observed person)", "Ana", "unreachable: breaks actionability"]
+    ax = plotting.plot_recourse_intuition(INTUITION_POINTS, INTUITION_FAVOURABLE, np.int64(3))  # numpy int is fine
+    assert not [p for p in ax.patches if p.get_hatch() == "///"]
+    # a rule on x alone (approved when x <= 0.5) is a vertical boundary at x = 0.5
+    ax = plotting.plot_recourse_intuition([[1.0, 0.0], [0.0, 0.0]], [False, True], 0, boundary=([-1.0, 0.0], 0.5))
+    assert [list(line.get_xdata()) for line in ax.lines if line.get_color() == "black"] == [[0.5, 0.5]]
+    plt.close("all")
+
+
+@pytest.mark.parametrize("change, error, match", [
+    ({"points": [[1.0, 1.0, 0.0]] * 4}, ValueError, r"points has shape \(4, 3\)"),
+    ({"points": INTUITION_POINTS * [[1.0], [1.0], [np.nan], [1.0]]}, ValueError, r"points\[2\] = \[nan, nan\]"),
+    ({"points": INTUITION_POINTS * [[1.0], [1.0], [1.0], [np.inf]]}, ValueError, r"points\[3\] = \[inf, inf\]"),
+    ({"points": [["a", "b"]] * 4}, TypeError, "points must be a numeric array"),
+    ({"favourable": [0, 1, 1, 0]}, TypeError, "favourable must hold booleans"),
+    ({"favourable": INTUITION_FAVOURABLE[:3]}, ValueError, r"favourable has shape \(3,\)"),
+    ({"factual": 2.7}, TypeError, "factual=2.7 must be an integer"),
+    ({"factual": True}, TypeError, "factual=True must be an integer"),
+    ({"factual": 9}, ValueError, r"factual=9 is not a row of points; give a position in 0..3"),
+    ({"factual": 1, "path": None}, ValueError, "factual=1 is approved"),
+    ({"nearest": 3}, ValueError, "nearest=3 is refused"),
+    ({"nearest": 1.0}, TypeError, "nearest=1.0 must be an integer"),
+    ({"recourse": [1.0, np.nan]}, ValueError, r"recourse=\[1.0, nan\] must be one finite point"),
+    ({"recourse": [1.0, 2.0, 3.0]}, ValueError, "recourse=.* must be one finite point"),
+    ({"recourse": [1.0, 1.5]}, ValueError, r"recourse=\[1.0, 1.5\] lies on the refused side of boundary"),
+    ({"path": [1, 2]}, ValueError, "path starts at row 1, not at factual=0"),
+    ({"path": [0, 3]}, ValueError, "path ends at row 3, who is refused"),
+    ({"path": [0, 2.5]}, TypeError, r"path\[1\]=2.5 must be an integer"),
+    ({"path": [0]}, ValueError, r"path=\[0\] must list at least two rows"),
+    ({"path": [0, 7]}, ValueError, r"path=\[0, 7\] holds rows outside 0..3"),
+    ({"boundary": ([1.0, 1.0], 0.0)}, ValueError, r"favourable\[0\]=False but row 0 lies on the approved side"),
+    ({"boundary": ([0.0, 0.0], 1.0)}, ValueError, r"boundary's coef=\[0.0, 0.0\] must be two finite numbers"),
+    ({"boundary": ([-1.0, np.inf], 1.0)}, ValueError, "boundary's coef=.* must be two finite numbers"),
+    ({"boundary": ([-1.0, 1.0], np.inf)}, ValueError, "boundary's intercept=inf must be finite"),
+    ({"boundary": ([-1.0, 1.0], "1")}, TypeError, "boundary's intercept='1' must be a number"),
+    ({"boundary": [-1.0, 1.0, -1.0]}, ValueError, r"boundary=\[-1.0, 1.0, -1.0\] must be a pair \(coef, intercept\)"),
+    ({"actionability": ("increase", "sometimes")}, ValueError, "actionability for y is 'sometimes'"),
+    ({"actionability": "increase"}, ValueError, "actionability='increase' must be a pair"),
+    ({"labels": {"star": "Ana"}}, ValueError, r"labels has unknown keys \['star'\]"),
+])
+def test_recourse_intuition_rejects_bad_input(change, error, match):
+    with pytest.raises(error, match=match):
+        plotting.plot_recourse_intuition(**{**INTUITION_ARGS, **change})
+    plt.close("all")

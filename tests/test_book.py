@@ -1,0 +1,104 @@
+"""The book's lessons standard, checked on the chapters' sources (the build checks the numbers themselves).
+
+For every method chapter that has been brought to the standard (README, "Add a chapter"):
+
+* a "What to conclude" box and a "Limits and when to use" box;
+* hidden cells (tag ``remove-cell``) that assert the chapter's claims;
+* no result typed into the prose: a decimal number or a percentage in a
+  paragraph must come from ``glue``. Exempt are figures quoted from a paper (in
+  a paragraph that cites or names it), a parameter the chapter sets
+  (``τ = 0.1``, ``k = 15``), and a paragraph that declares its numbers to be
+  definitions with a MyST comment line ``% constants: <why>`` (e.g. the
+  equations of a simulated world).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+# chapters brought to the lessons standard (issue 13); the others follow in issue 14
+CHAPTERS = ["recourse_basics"]  # group_counterfactuals and situation_testing join when they meet it
+
+FENCE = re.compile(r"^(`{3,}|~{3,})")
+NUMBER = re.compile(r"(?<![\w.$\\-])(\d+\.\d+|\d+(?:\.\d+)?\s?%)")
+# a parameter the chapter sets: "τ = 0.1", "k = 15", "ε = 0.5" (results such as ρ must be glued)
+PARAMETER = re.compile(r"(?:\b[kcdtnhT]|[τεαβλ])\s*=\s*\d+(?:\.\d+)?")
+
+
+def _cells(text: str):
+    """(kind, body) blocks: 'code' for fenced blocks (with their directive line), 'text' for the rest."""
+    if text.startswith("---"):  # jupytext front matter
+        text = text.split("\n---", 1)[1] if "\n---" in text[3:] else text
+    blocks, current, kind, fence = [], [], "text", None
+    for line in text.splitlines():
+        match = FENCE.match(line.strip())
+        if fence is None and match:
+            if current:
+                blocks.append((kind, "\n".join(current)))
+            current, kind, fence = [line], "code", match.group(1)
+        elif fence is not None and line.strip() == fence:
+            current.append(line)
+            blocks.append((kind, "\n".join(current)))
+            current, kind, fence = [], "text", None
+        else:
+            current.append(line)
+    if current:
+        blocks.append((kind, "\n".join(current)))
+    return blocks
+
+
+def _prose_paragraphs(text: str):
+    prose = []
+    for kind, body in _cells(text):
+        head = body.splitlines()[0] if body else ""
+        if kind == "code" and not re.search(r"\{(admonition|exercise|solution|note|tip|warning|important)", head):
+            continue  # code, math and figure blocks; admonitions hold prose
+        prose.append(body if kind == "text" else "\n".join(body.splitlines()[1:-1]))
+    for block in prose:
+        for paragraph in re.split(r"\n\s*\n", block):
+            clean = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", paragraph, flags=re.S)  # math
+            clean = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", clean)  # roles: {glue:text}`x`, {cite:p}`x`, {doc}`x`
+            clean = re.sub(r"`[^`]*`", " ", clean)  # inline code
+            clean = re.sub(r"^:\w[\w-]*:.*$", " ", clean, flags=re.M)  # directive options
+            clean = PARAMETER.sub(" ", clean)
+            yield paragraph, clean
+
+
+def _source(name: str) -> str:
+    return (BOOK / f"{name}.md").read_text()
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_has_a_conclusion_and_a_limits_box(name):
+    text = _source(name)
+    assert re.search(r"\{admonition\}\s*What to conclude", text), f"{name}: no 'What to conclude' box"
+    assert re.search(r"\{admonition\}\s*Limits and when to use", text), f"{name}: no 'Limits and when to use' box"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_asserts_its_claims_in_hidden_cells(name):
+    cells = [body for kind, body in _cells(_source(name)) if kind == "code" and "{code-cell}" in body]
+    hidden = [c for c in cells if re.search(r":tags:.*remove-cell", c) and re.search(r"^\s*assert\b", c, re.M)]
+    assert len(hidden) >= 3, f"{name}: only {len(hidden)} hidden cells assert claims"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_result_is_typed_into_the_prose(name):
+    typed = []
+    for paragraph, clean in _prose_paragraphs(_source(name)):
+        if "{cite" in paragraph or re.search(r"\bpaper\b|\bauthors\b|\bpublished\b", paragraph):
+            continue  # figures quoted from a paper, with the citation (or the paper named) in the paragraph
+        if re.search(r"^%\s*constants:", paragraph, re.M):
+            continue  # declared definitions, not results
+        typed += [(m.group(0), paragraph.strip()[:80]) for m in NUMBER.finditer(clean)]
+    assert not typed, f"{name}: numbers typed into prose (glue them): {typed[:5]}"
+
+
+def test_the_prose_check_finds_typed_numbers_and_spares_glued_ones():
+    text = ("---\njupytext: 1.13\n---\nWomen pay 4.10 on average.\n\nMen pay {glue:text}`cost_men`, $p = 0.5$, "
+            "`k=0.3`, with τ = 0.1.\n\n% constants: the world's equations\nnoise 0.3 times the salary\n")
+    found = [m.group(0) for _, clean in _prose_paragraphs(text) for m in NUMBER.finditer(clean)]
+    assert found == ["4.10", "0.3"]  # the last paragraph is exempted by the test itself, not by the scanner
+    assert [m.group(0) for m in NUMBER.finditer("a share of 58% and 45 %")] == ["58%", "45 %"]
