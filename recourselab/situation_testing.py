@@ -22,6 +22,18 @@ the overlap distance (categorical attributes, 1 if different). Columns are
 rescaled so that this distance is exactly the L1 distance of the rescaled rows,
 and one KD-tree per search space answers every complainant's query at once.
 
+Three options reproduce the authors' published code instead of the paper's
+definitions (the defaults follow the paper): ``normalize="std"`` divides numeric
+differences by the standard deviation instead of the range;
+``cf_scaling="refit"`` first re-standardises the counterfactual columns on their
+own statistics, as the authors' code does when it re-fits its scaler on the
+counterfactual data; and ``ties="bitwise"`` orders candidates at the same
+distance as their code does (by the last bits of the floating-point distance,
+the later row first among exact ties). With all three, every count of the
+authors' results files for the paper's k is reproduced exactly
+(``experiments/cst_authors.py``); the first two suffice on data without tied
+distances.
+
 Input conventions. ``protected`` and ``reference`` are masks (bool, or 0/1 with
 1 = member); ``y_hat`` and ``y_hat_cf`` are decisions (1 = favourable, 0 =
 refused). A missing entry (None, NaN) in any of them is an error, never a
@@ -54,7 +66,8 @@ __all__ = [
 ]
 
 
-def situation_distance_transform(X, X_cf=None, *, categorical=None):
+def situation_distance_transform(X, X_cf=None, *, categorical=None, normalize: str = "range",
+                                 cf_scaling: str = "factual"):
     """Rescale columns so that the L1 distance between rows equals the paper's Eq. (6).
 
     .. math:: d(x, x') = \\frac{1}{p} \\sum_{j=1}^{p} d_j(x_j, x'_j), \\quad
@@ -63,7 +76,21 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
 
     Numeric columns are divided by ``p * range`` (range over ``X``);
     categorical columns become one-hot columns worth ``1 / (2p)`` each, so a
-    change of category adds exactly ``1 / p``.
+    change of category adds exactly ``1 / p``. With ``normalize="std"`` the
+    numeric divisor is ``p * sd`` instead, :math:`\\mathrm{sd}_j` being the
+    population standard deviation of column j over ``X`` (what the authors'
+    code computes with scikit-learn's ``StandardScaler``).
+
+    With ``cf_scaling="refit"`` every numeric counterfactual value v is first
+    mapped to :math:`c_j + (v - c'_j)\\, s_j / s'_j`, where :math:`(c_j, s_j)`
+    are the centre and spread of column j over ``X`` and :math:`(c'_j, s'_j)`
+    those over all rows of ``X_cf`` (centre and spread are the minimum and the
+    range for ``normalize="range"``, the mean and the standard deviation for
+    ``"std"``). This is what normalising the counterfactual data with a scaler
+    re-fitted on it does: each data set is measured with its own ruler, so a
+    counterfactual shift common to many rows is partly undone. The paper's
+    definition, ``"factual"`` (default), measures counterfactual rows with the
+    factual data's ruler.
 
     Parameters
     ----------
@@ -80,6 +107,15 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
         Columns to treat as categorical; default: the non-numeric columns. An
         object column that holds numbers is treated as categorical with a
         warning (pass ``categorical`` or convert the column to say which).
+    normalize : {"range", "std"}, default "range"
+        The spread that divides numeric differences: the range (the paper's
+        Eq. 6) or the population standard deviation (the authors' code).
+    cf_scaling : {"factual", "refit"}, default "factual"
+        How counterfactual rows are measured: with the factual data's ruler
+        (the paper) or after re-fitting the normalisation on ``X_cf`` (the
+        authors' code); ``"refit"`` needs ``X_cf``. A counterfactual column
+        with zero spread maps every value to the factual centre, as a
+        re-fitted ``StandardScaler`` does.
 
     Returns
     -------
@@ -90,7 +126,9 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
     ------
     ValueError
         On missing or infinite values (naming the column and the first row), a
-        mismatch between X and X_cf, or unknown ``categorical`` columns.
+        mismatch between X and X_cf, unknown ``categorical`` columns, an
+        unknown ``normalize`` or ``cf_scaling``, or ``cf_scaling="refit"``
+        without ``X_cf``.
 
     Examples
     --------
@@ -99,9 +137,28 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
     >>> T, _ = situation_distance_transform(X)
     >>> float(abs(T[0] - T[1]).sum())   # (10/20 + 1) / 2
     0.75
+    >>> T, _ = situation_distance_transform(X, normalize="std")
+    >>> round(float(abs(T[0] - T[1]).sum()), 4)   # (10/8.165 + 1) / 2, sd = sqrt(200/3)
+    1.1124
     """
+    normalize, cf_scaling, _ = _check_options(normalize, cf_scaling)
     _check_aligned(X, X_cf, "X_cf")
     frame, frame_cf = _as_frame(X, "X"), None if X_cf is None else _as_frame(X_cf, "X_cf")
+    T, T_cf, _ = _transform(frame, frame_cf, categorical, normalize, cf_scaling)
+    return T, T_cf
+
+
+def _transform(frame, frame_cf, categorical, normalize, cf_scaling, bitwise=False):
+    """The rescaled rows T, T_cf of :func:`situation_distance_transform`, and with ``bitwise`` the raw values.
+
+    The raw values R, R_cf (one column per attribute) are what the authors'
+    code measures: centred normalised numbers (x - centre) / spread, the
+    counterfactual ones on X_cf's own centre and spread with ``"refit"``, and
+    category codes. :func:`_bitwise_distances` sums their differences.
+    """
+    if cf_scaling == "refit" and frame_cf is None:
+        raise ValueError("cf_scaling='refit' re-fits the normalisation on the counterfactual rows, but X_cf is not "
+                         "given; pass X_cf (CST), or leave cf_scaling='factual' (the default) for ST.")
     if frame_cf is not None:
         if list(frame_cf.columns) != list(frame.columns) or frame_cf.shape != frame.shape:
             raise ValueError(
@@ -115,7 +172,7 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
     if len(frame) == 0:
         raise ValueError("X has 0 rows; give at least one individual.")
     categorical = _categorical_columns(frame, categorical)
-    blocks, blocks_cf = [], []
+    blocks, blocks_cf, raw, raw_cf = [], [], [], []
     for column in frame.columns:
         values = frame[column]
         if values.isna().any():
@@ -131,19 +188,82 @@ def situation_distance_transform(X, X_cf=None, *, categorical=None):
             one_hot = np.zeros((len(frame), len(levels)))
             one_hot[np.arange(len(frame)), index.get_indexer(values)] = 1.0 / (2 * p)
             blocks.append(one_hot)
+            if bitwise:
+                raw.append(index.get_indexer(values).astype(float))
             if frame_cf is not None:
                 cf = np.zeros((len(frame), len(levels)))
                 cf[np.arange(len(frame)), index.get_indexer(frame_cf[column])] = 1.0 / (2 * p)
                 blocks_cf.append(cf)
+                if bitwise:
+                    raw_cf.append(index.get_indexer(frame_cf[column]).astype(float))
             continue
         numbers_ = _finite_numbers(values, column, "X")
-        span = float(numbers_.max() - numbers_.min())
-        scale = 1.0 / (p * span) if span > 0 else 0.0  # a constant column never separates anyone
+        centre, spread = _centre_and_spread(numbers_, normalize)
+        scale = 1.0 / (p * spread) if spread > 0 else 0.0  # a constant column never separates anyone
         blocks.append((numbers_ * scale)[:, None])
+        if bitwise:
+            raw.append((numbers_ - centre) / spread if spread > 0 else np.zeros(len(frame)))
         if frame_cf is not None:
-            blocks_cf.append((_finite_numbers(frame_cf[column], column, "X_cf") * scale)[:, None])
+            cf_numbers = _finite_numbers(frame_cf[column], column, "X_cf")
+            if cf_scaling == "refit":
+                cf_centre, cf_spread = _centre_and_spread(cf_numbers, normalize)
+                if bitwise:  # what a scaler re-fitted on X_cf returns (all zeros for a constant column)
+                    raw_cf.append((cf_numbers - cf_centre) / cf_spread if cf_spread > 0 else np.zeros(len(frame)))
+                cf_numbers = (centre + (cf_numbers - cf_centre) * (spread / cf_spread) if cf_spread > 0
+                              else np.full_like(cf_numbers, centre))
+            elif bitwise:
+                raw_cf.append((cf_numbers - centre) / spread if spread > 0 else np.zeros(len(frame)))
+            blocks_cf.append((cf_numbers * scale)[:, None])
     T = np.hstack(blocks)
-    return T, (np.hstack(blocks_cf) if frame_cf is not None else None)
+    T_cf = np.hstack(blocks_cf) if frame_cf is not None else None
+    if not bitwise:
+        return T, T_cf, None
+    kinds = np.array([column in categorical for column in frame.columns])
+    R = np.column_stack(raw)
+    return T, T_cf, (kinds, R, np.column_stack(raw_cf) if frame_cf is not None else None)
+
+
+def _bitwise_distances(kinds, R_query, R_space, query, rows):
+    """Eq. (6) for the pairs (query[i], rows[i]), summed attribute by attribute as the authors' code does.
+
+    ``kinds`` flags the categorical attributes (overlap distance on codes);
+    numeric attributes add the absolute difference of their centred normalised
+    values. Nothing is rounded: distances equal in exact arithmetic may differ
+    in the last bits, and that difference orders them.
+    """
+    total = np.zeros(len(query))
+    for j, categorical in enumerate(kinds):
+        a, b = R_query[query, j], R_space[rows, j]
+        total += (a != b) if categorical else np.abs(a - b)
+    return total / len(kinds)
+
+
+_NORMALIZE = ("range", "std")
+_CF_SCALING = ("factual", "refit")
+_TIES = ("row", "bitwise")
+
+
+def _check_options(normalize, cf_scaling, ties="row") -> tuple[str, str, str]:
+    if not isinstance(normalize, str) or normalize not in _NORMALIZE:
+        raise ValueError(f"normalize={normalize!r} must be 'range' (the paper's Eq. 6: differences divided by the "
+                         "column's range) or 'std' (divided by its standard deviation, as the authors' code does).")
+    if not isinstance(cf_scaling, str) or cf_scaling not in _CF_SCALING:
+        raise ValueError(f"cf_scaling={cf_scaling!r} must be 'factual' (counterfactual rows measured with the "
+                         "factual data's ruler, the paper's definition) or 'refit' (the normalisation re-fitted on "
+                         "the counterfactual data, as the authors' code does).")
+    if not isinstance(ties, str) or ties not in _TIES:
+        raise ValueError(f"ties={ties!r} must be 'row' (distances equal to 12 decimals are ties, the lower row "
+                         "first: reproducible) or 'bitwise' (distances compared bit for bit, the later row first "
+                         "among exact ties, as the authors' code does).")
+    return normalize, cf_scaling, ties
+
+
+def _centre_and_spread(values: np.ndarray, normalize: str) -> tuple[float, float]:
+    """(minimum, range) or (mean, population standard deviation) of a column."""
+    if normalize == "range":
+        low = float(values.min())
+        return low, float(values.max()) - low
+    return float(values.mean()), float(values.std())
 
 
 def _first_row(flags: pd.Series) -> int:
@@ -312,7 +432,7 @@ class Groups:
                             index=pd.Index(self.complainants.astype(int), name="complainant"))
 
 
-def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
+def _k_nearest(space_rows, T_space, T_query, k, exclude=None, bitwise=None):
     """For each query, the k nearest rows of the space by L1, ties broken by lower row position.
 
     One KD-tree query finds each query's k-th distance, one radius query (with a
@@ -320,6 +440,11 @@ def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
     every row within it (all tied rows included); a lexicographic sort by
     (query, distance, row) then keeps the first k per query. ``exclude`` gives,
     per query, a row position to leave out (the complainant itself), or -1.
+
+    ``bitwise`` is a function of (query, row) pairs returning their distances
+    as the authors' code computes them; those candidates (all within a hair of
+    the k-th distance) are then ordered by these unrounded distances, the
+    higher row first among exact ties.
     """
     m = len(T_query)
     extra = 1 if exclude is not None else 0
@@ -334,8 +459,11 @@ def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
     if exclude is not None:
         keep = rows != exclude[query]
         query, rows, dist = query[keep], rows[keep], dist[keep]
-    # round away summation-order noise so exact ties compare equal, then sort
-    order = np.lexsort((rows, np.round(dist, 12), query))
+    if bitwise is None:
+        # round away summation-order noise so exact ties compare equal, then sort
+        order = np.lexsort((rows, np.round(dist, 12), query))
+    else:
+        order = np.lexsort((-rows, bitwise(query, rows), query))
     query, rows = query[order], rows[order]
     starts = np.searchsorted(query, np.arange(m))
     rank = np.arange(len(query)) - starts[query]
@@ -347,7 +475,8 @@ def _k_nearest(space_rows, T_space, T_query, k, exclude=None):
     return out
 
 
-def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical=None) -> Groups:
+def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical=None, normalize: str = "range",
+                 cf_scaling: str = "factual", ties: str = "row") -> Groups:
     """The control and test groups of k-NN situation testing for every complainant.
 
     Parameters
@@ -368,6 +497,24 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
         reference intersection (white men).
     categorical : list of str, optional
         See :func:`situation_distance_transform`.
+    normalize : {"range", "std"}, default "range"
+        The spread that divides numeric differences (see
+        :func:`situation_distance_transform`): the paper's range, or the
+        standard deviation of the authors' code.
+    cf_scaling : {"factual", "refit"}, default "factual"
+        Measure counterfactual rows with the factual ruler (the paper), or
+        re-fit the normalisation on ``X_cf`` first (the authors' code); see
+        :func:`situation_distance_transform`.
+    ties : {"row", "bitwise"}, default "row"
+        How candidates at the same distance are ordered. ``"row"``: distances
+        that agree to 12 decimals are ties, and the lower row position comes
+        first, so the groups are reproducible and do not depend on rounding
+        noise. ``"bitwise"``: distances are computed as the authors' code does
+        (centred normalised values, differences summed attribute by attribute)
+        and compared bit for bit, so candidates tied in exact arithmetic are
+        ordered by rounding noise, and among bit-identical distances the higher
+        row position comes first (the authors' heap). Use it only to reproduce
+        their published numbers.
 
     Returns
     -------
@@ -375,16 +522,17 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
 
     Notes
     -----
-    Ties in distance are broken by the lower row position, which makes the
-    groups reproducible and equal to a brute-force stable sort.
+    With ``ties="row"`` ties in distance are broken by the lower row position,
+    which makes the groups reproducible and equal to a brute-force stable sort.
     """
+    _check_options(normalize, cf_scaling, ties)
     for name, values in (("protected", protected), ("reference", reference), ("X_cf", X_cf)):
         _check_aligned(X, values, name)
     frame = _as_frame(X, "X")
     n = len(frame)
     protected = _mask(protected, n, "protected")
     reference = None if reference is None else _mask(reference, n, "reference")
-    return _build_groups(frame, protected, k, _positional(X_cf), reference, categorical)
+    return _build_groups(frame, protected, k, _positional(X_cf), reference, categorical, normalize, cf_scaling, ties)
 
 
 def _positional(table):
@@ -392,7 +540,8 @@ def _positional(table):
     return table.reset_index(drop=True) if isinstance(table, pd.DataFrame) else table
 
 
-def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference, categorical) -> Groups:
+def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference, categorical,
+                  normalize: str = "range", cf_scaling: str = "factual", ties: str = "row") -> Groups:
     n = len(frame)
     if n == 0:
         raise ValueError("X has 0 rows; situation testing needs a protected and a reference group.")
@@ -419,11 +568,25 @@ def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference
             f"k={k} is larger than the test search space ({int(reference.sum())} reference rows). "
             f"Use k <= {int(reference.sum())}."
         )
-    T, T_cf = situation_distance_transform(frame, X_cf, categorical=categorical)
+    _check_aligned(frame, X_cf, "X_cf")
+    frame_cf = None if X_cf is None else _as_frame(X_cf, "X_cf")
+    T, T_cf, raw = _transform(frame, frame_cf, categorical, normalize, cf_scaling, bitwise=ties == "bitwise")
     centres = T[complainants] if T_cf is None else T_cf[complainants]
-    control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants)
+    control_order = test_order = None
+    if raw is not None:
+        kinds, R, R_cf = raw
+        R_centres = R[complainants] if R_cf is None else R_cf[complainants]
+
+        def control_order(query, rows):
+            return _bitwise_distances(kinds, R[complainants], R, query, rows)
+
+        def test_order(query, rows):
+            return _bitwise_distances(kinds, R_centres, R, query, rows)
+
+    control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants,
+                         bitwise=control_order)
     reference_rows = np.flatnonzero(reference)
-    test = _k_nearest(reference_rows, T[reference_rows], centres, k)
+    test = _k_nearest(reference_rows, T[reference_rows], centres, k, bitwise=test_order)
     return Groups(complainants, control, test, k)
 
 
@@ -434,9 +597,14 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
 
     The paper's Eq. (5) prints the two variances with a minus sign; the
     variance of a difference of independent proportions is their **sum**, which
-    is what reproduces the paper's own Tables 2 and 3. With ``one_sided=True``
-    (default) :math:`z = z_{1-\\alpha}` (1.645 at α = 5 %), matching the
-    one-sided test of Δp > τ; otherwise :math:`z = z_{1-\\alpha/2}`.
+    is what reproduces the paper's own Tables 2 and 3. The paper's text calls
+    the interval two-sided, with :math:`z_{1-\\alpha/2}` (1.96 at α = 5 %), but
+    the bounds printed in its Tables 2 and 3 need :math:`z = 1.645`, the
+    one-sided quantile :math:`z_{1-\\alpha}`, which is also what the authors'
+    code uses for its significance test. ``one_sided=True`` (default) follows
+    the printed numbers and the one-sided alternative Δp > τ; with
+    ``one_sided=False`` the interval is the two-sided one the text describes
+    (wider, so fewer claims are significant).
 
     Parameters
     ----------
@@ -483,7 +651,8 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
 
 
 def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, include_centers: bool = False,
-                      reference=None, alpha: float = 0.05, tau: float = 0.0, categorical=None) -> pd.DataFrame:
+                      reference=None, alpha: float = 0.05, tau: float = 0.0, categorical=None,
+                      normalize: str = "range", cf_scaling: str = "factual", ties: str = "row") -> pd.DataFrame:
     """k-NN situation testing for every complainant: ST without counterfactuals, CST with them.
 
     For complainant c with control group C and test group T,
@@ -529,6 +698,18 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         are errors.
     categorical : list of str, optional
         Categorical columns for the distance (default: non-numeric columns).
+    normalize : {"range", "std"}, default "range"
+        Divide numeric differences by the column's range (the paper's Eq. 6)
+        or by its standard deviation (the authors' code); see
+        :func:`situation_distance_transform`.
+    cf_scaling : {"factual", "refit"}, default "factual"
+        Measure counterfactual rows with the factual data's ruler (the paper)
+        or re-fit the normalisation on ``X_cf`` first (the authors' code);
+        ``"refit"`` needs ``X_cf``.
+    ties : {"row", "bitwise"}, default "row"
+        Order of candidates at the same distance: the lower row first, with
+        distances equal to 12 decimals counted as ties (reproducible), or the
+        authors' bit-for-bit comparison (see :func:`build_groups`).
 
     Returns
     -------
@@ -551,6 +732,7 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         _check_aligned(X, values, name)
     _check_alpha(alpha)
     tau = _check_tau(tau)
+    _check_options(normalize, cf_scaling, ties)
     if not isinstance(include_centers, (bool, np.bool_)):
         raise TypeError(f"include_centers={include_centers!r} must be True or False.")
     frame = _as_frame(X, "X")
@@ -572,7 +754,8 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         centre_decision = y_hat if X_cf is None else y_hat_cf
     protected = _mask(protected, n, "protected")
     reference = None if reference is None else _mask(reference, n, "reference")
-    groups = _build_groups(frame, protected, k, _positional(X_cf), reference, categorical)
+    groups = _build_groups(frame, protected, k, _positional(X_cf), reference, categorical, normalize, cf_scaling,
+                           ties)
     k = groups.k
     refused = ~y_hat
     neg_c = refused[groups.control].sum(axis=1).astype(float)

@@ -382,3 +382,226 @@ def test_explicit_categorical_silences_the_guess_warnings():
         warnings.simplefilter("error")
         T, _ = situation_distance_transform(array, categorical=["x0", "x1"])
     assert T.shape == (3, 3 + 2)
+
+
+# --------------------------------------------------------------------------- distance options (the authors' code)
+def population_sd(frame):
+    return {c: float(np.std(frame[c].to_numpy(float))) for c in ("a", "b")}
+
+
+@given(mixed_tables())
+def test_std_normalisation_makes_l1_equal_to_equation_6_with_standard_deviations(data):
+    frame, _ = data
+    T, _ = situation_distance_transform(frame, normalize="std")
+    spans = population_sd(frame)
+    for i in range(min(len(frame), 5)):
+        for j in range(len(frame)):
+            assert np.abs(T[i] - T[j]).sum() == pytest.approx(eq6(frame, frame.iloc[i], frame.iloc[j], spans))
+
+
+@given(mixed_tables(), st.integers(1, 3), st.booleans())
+def test_std_groups_equal_a_brute_force_stable_sort(data, k, counterfactual):
+    frame, protected = data
+    frame_cf = frame.assign(a=np.clip(frame["a"] + 1, 0, 4)) if counterfactual else frame
+    groups = build_groups(frame, protected, k=k, X_cf=frame_cf if counterfactual else None, normalize="std")
+    control, test = brute_groups(frame, protected, k, frame_cf, population_sd(frame))
+    np.testing.assert_array_equal(groups.control, control)
+    np.testing.assert_array_equal(groups.test, test)
+
+
+def numeric_brute_groups(X, protected, k, centres, spread):
+    """Eq. (6) on numeric columns with the given per-column spread, ties by the lower row (numpy, no KD-tree)."""
+    values, centres = X.to_numpy(float), centres.to_numpy(float)
+    rows = np.arange(len(X))
+    control, test = [], []
+    for c in rows[protected]:
+        others = rows[protected & (rows != c)]
+        d = np.round((np.abs(values[others] - values[c]) / spread).sum(axis=1) / X.shape[1], 12)
+        control.append(others[np.lexsort((others, d))][:k])
+        space = rows[~protected]
+        d = np.round((np.abs(values[space] - centres[c]) / spread).sum(axis=1) / X.shape[1], 12)
+        test.append(space[np.lexsort((space, d))][:k])
+    return np.array(control), np.array(test)
+
+
+@pytest.fixture(scope="module")
+def loan_world():
+    from recourselab.datasets import make_loan_scm
+
+    world = make_loan_scm(300, random_state=1)
+    X = world.frame[list(world.features)]
+    cf = world.true_counterfactual({"gender": 0})[list(world.features)]
+    return X, cf, world.frame["gender"].to_numpy() == 1, world.frame[world.target].to_numpy()
+
+
+@pytest.fixture(scope="module")
+def law_world():
+    from recourselab.datasets import make_law_school
+
+    world = make_law_school(400, random_state=2)   # grades and scores on a grid: many tied distances
+    X = world.frame[list(world.features)]
+    cf = world.true_counterfactual({"female": 0})[list(world.features)]
+    return X, cf, world.frame["female"].to_numpy() == 1, world.frame[world.target].to_numpy()
+
+
+@pytest.mark.parametrize("world", ["loan_world", "law_world"])
+@pytest.mark.parametrize("normalize", ["range", "std"])
+def test_both_normalisations_equal_a_brute_force_reference_on_the_book_worlds(world, normalize, request):
+    X, cf, protected, _ = request.getfixturevalue(world)
+    values = X.to_numpy(float)
+    spread = np.ptp(values, axis=0) if normalize == "range" else values.std(axis=0)
+    for centres in (None, cf):
+        groups = build_groups(X, protected, k=7, X_cf=centres, normalize=normalize)
+        control, test = numeric_brute_groups(X, protected, 7, X if centres is None else centres, spread)
+        np.testing.assert_array_equal(groups.control, control)
+        np.testing.assert_array_equal(groups.test, test)
+
+
+@pytest.mark.parametrize("world", ["loan_world", "law_world"])
+def test_defaults_are_the_papers_definitions_on_the_book_worlds(world, request):
+    X, cf, protected, y_hat = request.getfixturevalue(world)
+    y_cf = y_hat.copy()
+    default = situation_testing(X, protected, y_hat, k=5, X_cf=cf, y_hat_cf=y_cf, include_centers=True)
+    explicit = situation_testing(X, protected, y_hat, k=5, X_cf=cf, y_hat_cf=y_cf, include_centers=True,
+                                 normalize="range", cf_scaling="factual", ties="row")
+    pd.testing.assert_frame_equal(default, explicit)
+    groups = build_groups(X, protected, k=5, X_cf=cf)
+    control, test = numeric_brute_groups(X, protected, 5, cf, np.ptp(X.to_numpy(float), axis=0))
+    np.testing.assert_array_equal(groups.control, control)
+    np.testing.assert_array_equal(groups.test, test)
+
+
+def test_refit_maps_counterfactuals_onto_the_factual_scale_by_hand():
+    X = pd.DataFrame({"salary": [0.0, 10, 20, 30, 40]})
+    X_cf = pd.DataFrame({"salary": [0.0, 0, 0, 40, 40]})
+    # range: centre = min, spread = range; X: (0, 40), X_cf: (0, 40) -> the map is the identity
+    _, T_cf = situation_distance_transform(X, X_cf, cf_scaling="refit")
+    np.testing.assert_allclose(T_cf[:, 0], np.array([0, 0, 0, 40, 40]) / 40)
+    # std: X has mean 20, sd sqrt(200); X_cf has mean 16, sd sqrt((3 * 16**2 + 2 * 24**2) / 5) = sqrt(384)
+    _, T_cf = situation_distance_transform(X, X_cf, normalize="std", cf_scaling="refit")
+    by_hand = (20 + (np.array([0, 0, 0, 40, 40]) - 16) * np.sqrt(200) / np.sqrt(384)) / np.sqrt(200)
+    np.testing.assert_allclose(T_cf[:, 0], by_hand)
+    assert T_cf[3, 0] == pytest.approx((20 + 24 * np.sqrt(200 / 384)) / np.sqrt(200))
+    # the paper's definition measures the counterfactual with the factual ruler: no mapping
+    _, T_cf = situation_distance_transform(X, X_cf, normalize="std")
+    np.testing.assert_allclose(T_cf[:, 0], np.array([0, 0, 0, 40, 40]) / np.sqrt(200))
+
+
+def test_refit_of_an_affine_image_gives_back_the_factual_rows():
+    X = pd.DataFrame({"salary": [0.0, 10, 20, 35, 40], "balance": [5.0, 1, 3, 2, 4]})
+    X_cf = 2 * X + 100
+    for normalize in ("range", "std"):
+        T, T_cf = situation_distance_transform(X, X_cf, normalize=normalize, cf_scaling="refit")
+        np.testing.assert_allclose(T_cf, T)
+
+
+def test_refit_maps_a_constant_counterfactual_column_to_the_factual_centre():
+    X = pd.DataFrame({"salary": [0.0, 10, 20, 30, 40]})
+    X_cf = pd.DataFrame({"salary": [7.0] * 5})
+    _, T_cf = situation_distance_transform(X, X_cf, normalize="std", cf_scaling="refit")
+    np.testing.assert_allclose(T_cf[:, 0], 20 / np.sqrt(200))
+    _, T_cf = situation_distance_transform(X, X_cf, cf_scaling="refit")
+    np.testing.assert_allclose(T_cf[:, 0], 0.0)   # range: the centre is the minimum
+
+
+def test_std_refit_equals_standardising_each_data_set_on_its_own(loan_world):
+    """The authors' code: a StandardScaler fitted on X for the factual rows, another fitted on X_cf for the rest."""
+    from sklearn.preprocessing import StandardScaler
+
+    X, cf, _, _ = loan_world
+    Z, Z_cf = StandardScaler().fit_transform(X), StandardScaler().fit_transform(cf)
+    T, T_cf = situation_distance_transform(X, cf, normalize="std", cf_scaling="refit")
+    for i in range(0, len(X), 37):
+        np.testing.assert_allclose(np.abs(T - T_cf[i]).sum(axis=1), np.abs(Z - Z_cf[i]).sum(axis=1) / 2,
+                                   rtol=1e-12, atol=1e-12)
+
+
+def authors_brute_groups(frame, protected, k, centres_frame, refit):
+    """The authors' k-NN: centred z-scores, differences summed column by column, exact ties to the higher row."""
+    def standardised(table, fitted_on):
+        """Numeric columns as (x - mean) / sd with the mean and sd of ``fitted_on`` (0 for a constant column)."""
+        out = {"colour": table["colour"].to_numpy()}
+        for c in ("a", "b"):
+            values, fit = table[c].to_numpy(float), fitted_on[c].to_numpy(float)
+            out[c] = (values - fit.mean()) / fit.std() if fit.std() > 0 else np.zeros(len(values))
+        return out
+
+    Z = standardised(frame, frame)
+    Z_cf = standardised(centres_frame, centres_frame if refit else frame)
+
+    def distance(centre, i, rows):
+        total = np.zeros(len(rows))
+        for c in frame.columns:
+            a, b = centre[c][i], Z[c][rows]
+            total += (a != b) if c == "colour" else np.abs(a - b)
+        return total / frame.shape[1]
+
+    rows = np.arange(len(frame))
+    control, test = [], []
+    for c in rows[protected]:
+        others = rows[protected & (rows != c)]
+        control.append(others[np.lexsort((-others, distance(Z, c, others)))][:k])
+        space = rows[~protected]
+        test.append(space[np.lexsort((-space, distance(Z_cf, c, space)))][:k])
+    return np.array(control), np.array(test)
+
+
+@given(mixed_tables(), st.integers(1, 3), st.booleans(), st.booleans())
+def test_bitwise_ties_equal_the_authors_ordering(data, k, counterfactual, refit):
+    frame, protected = data
+    frame_cf = frame.assign(a=np.clip(frame["a"] + 1, 0, 4), b=frame["b"] * 2 + 1) if counterfactual else frame
+    groups = build_groups(frame, protected, k=k, X_cf=frame_cf if counterfactual else None, normalize="std",
+                          cf_scaling="refit" if counterfactual and refit else "factual", ties="bitwise")
+    control, test = authors_brute_groups(frame, protected, k, frame_cf, counterfactual and refit)
+    np.testing.assert_array_equal(groups.control, control)
+    np.testing.assert_array_equal(groups.test, test)
+
+
+def test_bitwise_ties_give_exact_duplicates_to_the_later_rows():
+    X = pd.DataFrame({"score": [1.0, 1, 1, 1, 1, 1, 5, 9]})
+    protected = np.array([1, 1, 1, 1, 0, 0, 0, 0], bool)
+    row = build_groups(X, protected, k=2)
+    bitwise = build_groups(X, protected, k=2, ties="bitwise")
+    assert row.control[0].tolist() == [1, 2] and bitwise.control[0].tolist() == [3, 2]
+    assert row.test[0].tolist() == [4, 5] and bitwise.test[0].tolist() == [5, 4]
+
+
+def test_bitwise_ties_on_the_law_world_change_groups_but_not_the_distances(law_world):
+    X, cf, protected, _ = law_world
+    row = build_groups(X, protected, k=10, X_cf=cf, normalize="std")
+    bitwise = build_groups(X, protected, k=10, X_cf=cf, normalize="std", ties="bitwise")
+    T, T_cf = situation_distance_transform(X, cf, normalize="std")
+    centres = T_cf[row.complainants]
+    farthest = [np.abs(T[g] - centres[:, None, :]).sum(axis=2).max(axis=1) for g in (row.test, bitwise.test)]
+    np.testing.assert_allclose(farthest[0], farthest[1], rtol=0, atol=1e-12)   # the same k-th distance
+    assert (row.test != bitwise.test).any()   # yet other members among the tied candidates
+
+
+def test_normalize_unknown_is_rejected():
+    with pytest.raises(ValueError, match=r"normalize='minmax' must be 'range'.*or 'std'"):
+        situation_testing(X6, P6, Y6, k=1, normalize="minmax")
+
+
+def test_normalize_none_is_rejected():
+    with pytest.raises(ValueError, match="normalize=None must be"):
+        situation_distance_transform(X6, normalize=None)
+
+
+def test_cf_scaling_unknown_is_rejected():
+    with pytest.raises(ValueError, match=r"cf_scaling='own' must be 'factual'.*or 'refit'"):
+        build_groups(X6, P6, k=1, X_cf=X6, cf_scaling="own")
+
+
+def test_cf_scaling_refit_without_counterfactuals_is_rejected():
+    with pytest.raises(ValueError, match="cf_scaling='refit' re-fits the normalisation.*X_cf is not given"):
+        situation_testing(X6, P6, Y6, k=1, cf_scaling="refit")
+
+
+def test_cf_scaling_refit_without_counterfactuals_is_rejected_by_the_transform():
+    with pytest.raises(ValueError, match="cf_scaling='refit'.*pass X_cf"):
+        situation_distance_transform(X6, cf_scaling="refit")
+
+
+def test_ties_unknown_is_rejected():
+    with pytest.raises(ValueError, match=r"ties='random' must be 'row'.*or 'bitwise'"):
+        situation_testing(X6, P6, Y6, k=1, ties="random")

@@ -1,0 +1,266 @@
+"""Counterfactual situation testing on the authors' published data: the paper's definitions against their code.
+
+The chapter `book/situation_testing.md` compares the book's k-NN situation
+testing with the counts the paper publishes (Table 1, the loan data; Table 5,
+the law-school data by gender). The authors' data and results files come from
+their repository (cc-jalvarez/counterfactual-situation-testing, commit
+9106169a), which states no licence, so they are not ours to ship: this script
+reads them from a local folder and writes only derived counts (numbers) to
+`book/data/cst/`, which the chapter reads.
+
+For every k and method (ST, CST without and with the search centres) it counts
+the complainants with Δp > 0 ("detected") and those whose one-sided interval
+lies above 0 ("significant"), under four settings of
+:func:`recourselab.situation_testing.situation_testing`:
+
+    paper          normalize="range", cf_scaling="factual", ties="row"   the paper's Eq. 6 (the book's default)
+    std            normalize="std"                                        only the spread of the distance changed
+    std + refit    normalize="std", cf_scaling="refit"                    and the counterfactuals re-standardised
+    authors' code  normalize="std", cf_scaling="refit", ties="bitwise"    and near-ties ordered as their code does
+
+It then checks that the last setting equals every count of the authors'
+results files for the k values above (ST, CST w/o, CST and CF, detected and
+significant) and stops with an error if a single one differs; the published
+counts themselves are not written out. It also counts, with the paper's
+definitions, how much the result moves when only the order of the rows changes
+(which decides between candidates at the same distance).
+
+Files written (book/data/cst/):
+
+    counts.csv       data set, k, method, setting, detected, significant (recourselab's counts only)
+    tie_orders.csv   the paper's definitions under ROW_ORDERS random row orders: min and max per k and method
+    meta.json        date, machine, versions, rows and complainants per data set, seconds, the check's outcome
+    timing.csv       only with --authors-code: seconds for all five k on the loan data, their code and ours
+    README.md        provenance
+
+Run from the repository root (about two minutes):
+
+    .venv/bin/python experiments/cst_authors.py [--anchors /work/shared/anchors/cst] [--authors-code PATH]
+
+``--authors-code`` points at a local checkout of the authors' repository (its
+``src`` folder is imported from there, never copied); the script then times
+their code on the loan data as their `run_exp_loan_application.py` runs it,
+and checks that it reproduces their results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import recourselab
+from recourselab.situation_testing import counterfactual_fairness, situation_testing
+
+ANCHORS = Path("/work/shared/anchors/cst")
+OUT = Path(__file__).resolve().parents[1] / "book" / "data" / "cst"
+LOAN_K = (15, 30, 50, 100, 250)   # the authors' results file (the paper's Table 1 shows 15 to 100)
+LAW_K = (15, 30, 50, 100)         # the paper's Table 5
+ROW_ORDERS = 10
+SETTINGS = {
+    "paper": {},
+    "std": {"normalize": "std"},
+    "std + refit": {"normalize": "std", "cf_scaling": "refit"},
+    "authors' code": {"normalize": "std", "cf_scaling": "refit", "ties": "bitwise"},
+}
+EMULATION = "authors' code"
+METHODS = {"ST": "ST", "CST w/o": "CSTwo", "CST": "CSTwi", "CF": "CF"}   # ours -> the results files' columns
+README = """# Derived counts for the situation-testing chapter
+
+Written by `experiments/cst_authors.py` from the authors' published data and results files
+(cc-jalvarez/counterfactual-situation-testing, commit 9106169a; no licence stated, so none of their
+files, rows or columns are stored here): only counts of detected complainants, and timings.
+`counts.csv` holds, per data set, k, method and setting, the number of complainants recourselab's
+`situation_testing` detects (Δp > 0) and finds significant, with the options named in the script's
+docstring; the script checks the setting "authors' code" against their results files and stops on
+any difference (meta.json records the check). `tie_orders.csv`: the paper's definitions under
+shuffled row orders (min and max count). `timing.csv` (rewritten only with `--authors-code`): seconds
+for all five k on the loan data, the authors' code against recourselab.
+Rerun: `.venv/bin/python experiments/cst_authors.py --anchors PATH` (PATH: the authors' files).
+"""
+
+
+def loan_data(folder: Path) -> dict:
+    """The loan data: salary and balance, women protected, approval = 1 (the files code refusal as -1)."""
+    data = pd.read_csv(folder / "LoanApplication_v2.csv", sep="|")
+    cf = pd.read_csv(folder / "cf_LoanApplication_v2.csv", sep="|")
+    columns = ["AnnualSalary", "AccountBalance"]
+    published = pd.read_csv(folder / "res_LoanApplication.csv", sep="|")
+    published = published.iloc[:len(LOAN_K)].astype(float).astype(int)   # the file appends the % table below
+    return {"X": data[columns], "X_cf": cf[columns], "protected": (data["Gender"] == 1).to_numpy(),
+            "y_hat": (data["LoanApproval"] == 1).to_numpy(), "y_hat_cf": (cf["LoanApproval"] == 1).to_numpy(),
+            "ks": LOAN_K, "published": published.set_index("k")}
+
+
+def law_data(folder: Path) -> dict:
+    """The LSAC law-school data and its do(male) counterfactuals, with the paper's admission rule."""
+    data = pd.read_csv(folder / "clean_LawSchool.csv", sep="|")
+    # the counterfactual file was written by R with row names: pandas takes them as the index
+    cf = pd.read_csv(folder / "cf_LawSchool_lev3_doMale.csv", sep="|").reset_index(drop=True)
+    X = data[["LSAT", "UGPA"]]
+    X_cf = cf[["scf_LSAT", "scf_UGPA"]].set_axis(["LSAT", "UGPA"], axis=1)
+
+    def admit(frame):   # the authors' rule, written as they compute it (float comparison included)
+        return (0.6 * frame["UGPA"] + 0.4 * frame["LSAT"] >= round(0.6 * 3.93 + 0.4 * 46.1, 2)).to_numpy()
+
+    published = pd.read_csv(folder / "res_LawSchool_Male_abs.csv", sep="|").set_index("k")
+    return {"X": X, "X_cf": X_cf, "protected": (data["sex"] == "Female").to_numpy(), "y_hat": admit(X),
+            "y_hat_cf": admit(X_cf), "ks": LAW_K, "published": published}
+
+
+def counts(d: dict, k: int, setting: dict) -> dict:
+    """Detected and significant complainants of ST, CST w/o and CST at one k."""
+    common = {"k": k, "normalize": setting.get("normalize", "range"), "ties": setting.get("ties", "row")}
+    cf_scaling = setting.get("cf_scaling", "factual")
+    runs = {
+        "ST": situation_testing(d["X"], d["protected"], d["y_hat"], **common),
+        "CST w/o": situation_testing(d["X"], d["protected"], d["y_hat"], X_cf=d["X_cf"], cf_scaling=cf_scaling,
+                                     **common),
+        "CST": situation_testing(d["X"], d["protected"], d["y_hat"], X_cf=d["X_cf"], y_hat_cf=d["y_hat_cf"],
+                                 include_centers=True, cf_scaling=cf_scaling, **common),
+    }
+    out = {name: (int(r["discrimination"].sum()), int((r["discrimination"] & r["significant"]).sum()))
+           for name, r in runs.items()}
+    cf = counterfactual_fairness(d["y_hat"][d["protected"]], d["y_hat_cf"][d["protected"]])
+    # the authors count a CF case as significant when its CST (with centres) interval is
+    out["CF"] = (int(cf.sum()), int((cf & runs["CST"]["significant"].to_numpy()).sum()))
+    return out
+
+
+def table(name: str, d: dict) -> pd.DataFrame:
+    rows = []
+    for k in d["ks"]:
+        for setting, options in SETTINGS.items():
+            for method, (detected, significant) in counts(d, k, options).items():
+                rows.append({"data": name, "k": k, "method": method, "setting": setting, "detected": detected,
+                             "significant": significant})
+    return pd.DataFrame(rows)
+
+
+def check_emulation(result: pd.DataFrame, published: dict) -> int:
+    """Stop, loudly, unless the emulation equals every published count; return how many were compared."""
+    ours = result[result["setting"] == EMULATION].set_index(["data", "k", "method"])
+    bad, compared = [], 0
+    for (data, k, method), row in ours.iterrows():
+        column = METHODS[method]
+        for measure, suffix in (("detected", ""), ("significant", "_sig")):
+            theirs = int(published[data].loc[k, column + suffix])
+            compared += 1
+            if row[measure] != theirs:
+                bad.append(f"{data}, k = {k}, {method}, {measure}: ours {row[measure]}, published {theirs}")
+    if bad:
+        raise SystemExit("The emulation of the authors' code does not reproduce their results files:\n  "
+                         + "\n  ".join(bad))
+    print(f"emulation check: all {compared} published counts reproduced exactly")
+    return compared
+
+
+def tie_orders(name: str, d: dict, seed: int = 0) -> pd.DataFrame:
+    """The paper's definitions with the rows shuffled: ties go to the lower row, so each order picks differently."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(ROW_ORDERS):
+        order = rng.permutation(len(d["X"]))
+        shuffled = {key: d[key].iloc[order].reset_index(drop=True) for key in ("X", "X_cf")}
+        shuffled |= {key: d[key][order] for key in ("protected", "y_hat", "y_hat_cf")}
+        for k in d["ks"]:
+            for method, (detected, _) in counts(shuffled, k, {}).items():
+                rows.append({"data": name, "k": k, "method": method, "detected": detected})
+    spread = pd.DataFrame(rows).groupby(["data", "k", "method"], sort=False)["detected"].agg(["min", "max"])
+    return spread.reset_index().assign(row_orders=ROW_ORDERS)
+
+
+def time_authors_code(checkout: Path, d: dict, repeats: int = 2) -> list[dict]:
+    """Their loop of run_exp_loan_application.py, imported from a local checkout, against ours (all five k)."""
+    sys.path.insert(0, str(checkout / "src"))
+    # the authors' package, imported from their checkout (not shipped with recourselab)
+    from situation_testing.situation_testing import SituationTesting
+
+    if not hasattr(pd.DataFrame, "append"):   # removed in pandas 2; their code appends one row per complainant
+        pd.DataFrame.append = lambda self, row: pd.concat([self, row.to_frame().T])
+    raw = pd.read_csv(Path(d["folder"]) / "LoanApplication_v2.csv", sep="|")
+    raw_cf = pd.read_csv(Path(d["folder"]) / "cf_LoanApplication_v2.csv", sep="|")
+    rows = []
+    for run in range(repeats):
+        test_df, test_cfdf = raw.copy(), raw_cf.copy()   # their script mutates these in place, run after run
+        found = {}
+        start = time.perf_counter()
+        for k in LOAN_K:
+            for method, cf, centres in (("ST", None, None), ("CST w/o", test_cfdf, False), ("CST", test_cfdf, True)):
+                st = SituationTesting()
+                st.setup_baseline(test_df, cf, nominal_atts=["Gender"], continuous_atts=["AnnualSalary",
+                                                                                         "AccountBalance"])
+                st.run(target_att="LoanApproval", target_val={"positive": 1, "negative": -1}, sensitive_att="Gender",
+                       sensitive_val={"non_protected": 0, "protected": 1}, k=k, alpha=0.05, tau=0.0,
+                       include_centers=centres)
+                found[(k, method)] = int((st.get_test_discrimination()["DiscEvi"] == "Yes").sum())
+        rows.append({"implementation": "authors' code", "run": run, "seconds": time.perf_counter() - start})
+        for (k, method), value in found.items():
+            if value != d["published"].loc[k, METHODS[method]]:
+                raise SystemExit(f"the authors' code gave {value} for {method} at k = {k}, their file "
+                                 f"{d['published'].loc[k, METHODS[method]]}")
+    for run in range(3):
+        start = time.perf_counter()
+        for k in LOAN_K:
+            counts(d, k, SETTINGS[EMULATION])
+        rows.append({"implementation": "recourselab", "run": run, "seconds": time.perf_counter() - start})
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--anchors", type=Path, default=ANCHORS,
+                        help=f"folder with the authors' data and results files (default {ANCHORS})")
+    parser.add_argument("--authors-code", type=Path, default=None,
+                        help="a local checkout of the authors' repository, to time their code (optional)")
+    args = parser.parse_args(argv)
+    if not args.anchors.is_dir():
+        raise SystemExit(f"--anchors {args.anchors} is not a folder; give the folder holding the authors' "
+                         "LoanApplication_v2.csv, cf_LoanApplication_v2.csv, clean_LawSchool.csv, "
+                         "cf_LawSchool_lev3_doMale.csv and their results files.")
+    OUT.mkdir(parents=True, exist_ok=True)
+    seconds, complainants, rows, published, results, spreads = {}, {}, {}, {}, [], []
+    for name, loader in (("loan", loan_data), ("law school", law_data)):
+        start = time.perf_counter()
+        d = loader(args.anchors)
+        complainants[name], rows[name], published[name] = int(d["protected"].sum()), len(d["X"]), d["published"]
+        results.append(table(name, d))
+        spreads.append(tie_orders(name, d))
+        seconds[name] = round(time.perf_counter() - start, 1)
+        print(f"{name}: {seconds[name]} s")
+    result = pd.concat(results, ignore_index=True)
+    compared = check_emulation(result, published)
+    result.to_csv(OUT / "counts.csv", index=False)
+    pd.concat(spreads, ignore_index=True).to_csv(OUT / "tie_orders.csv", index=False)
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, " \
+              f"{platform.machine()}"
+    if args.authors_code is not None:
+        d = loan_data(args.anchors) | {"folder": args.anchors}
+        timing = pd.DataFrame(time_authors_code(args.authors_code, d)).assign(date=date, machine=machine)
+        timing.to_csv(OUT / "timing.csv", index=False)
+        print(timing.groupby("implementation")["seconds"].agg(["min", "max"]))
+    import sklearn
+
+    (OUT / "README.md").write_text(README)
+    meta = {"date": date, "machine": machine,
+            "versions": {"recourselab": recourselab.__version__, "scikit-learn": sklearn.__version__,
+                         "numpy": np.__version__, "pandas": pd.__version__},
+            "source": "cc-jalvarez/counterfactual-situation-testing, commit 9106169a (data and results files)",
+            "rows": rows, "complainants": complainants, "seconds": seconds, "row_orders": ROW_ORDERS,
+            "emulation_check": {"setting": EMULATION, "published_counts_compared": compared, "mismatches": 0,
+                                "k": {"loan": list(LOAN_K), "law school": list(LAW_K)}}}
+    (OUT / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    print(result.pivot_table(index=["data", "method", "k"], columns="setting", values="detected").to_string())
+
+
+if __name__ == "__main__":
+    main()
