@@ -19,7 +19,7 @@ import pytest
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 # chapters brought to the lessons standard (issue 13); the others follow in issue 14
-CHAPTERS = ["recourse_basics", "group_counterfactuals", "situation_testing"]
+CHAPTERS = ["intro", "recourse_basics", "group_counterfactuals", "situation_testing"]
 
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 NUMBER = re.compile(r"(?<![\w.$\\-])(\d+\.\d+|\d+(?:\.\d+)?\s?%)")
@@ -81,7 +81,8 @@ def test_chapter_has_a_conclusion_and_a_limits_box(name):
 def test_chapter_asserts_its_claims_in_hidden_cells(name):
     cells = [body for kind, body in _cells(_source(name)) if kind == "code" and "{code-cell}" in body]
     hidden = [c for c in cells if re.search(r":tags:.*remove-cell", c) and re.search(r"^\s*assert\b", c, re.M)]
-    assert len(hidden) >= 3, f"{name}: only {len(hidden)} hidden cells assert claims"
+    least = 2 if name == "intro" else 3  # the introduction has one figure to check, a method chapter many claims
+    assert len(hidden) >= least, f"{name}: only {len(hidden)} hidden cells assert claims"
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
