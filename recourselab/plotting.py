@@ -18,6 +18,7 @@ import pandas as pd
 import seaborn as sns
 
 from ._validation import check_int, check_integers, check_real
+from .counterfactuals import coverage_by_group
 from .features import ACTIONABILITY
 
 __all__ = [
@@ -150,14 +151,14 @@ def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = 
         top = np.max(cost[np.isfinite(cost)]) if np.isfinite(cost).any() else 1.0
         budgets = np.linspace(0, top, 200)
     budgets = np.asarray(budgets, dtype=float)
+    coverage = coverage_by_group(cost, group, budgets)  # one row per budget, one column per group
     if ax is None:
         _, ax = plt.subplots()
     for level in order:
-        member_cost = np.sort(cost[group == level])
-        if member_cost.size == 0:
+        size = int(np.count_nonzero(group == level))
+        if size == 0:
             continue
-        share = np.searchsorted(member_cost, budgets, side="right") / member_cost.size
-        ax.plot(budgets, 100 * share, color=palette[level], label=f"{level} (n={member_cost.size})", lw=2)
+        ax.plot(budgets, 100 * coverage[level].to_numpy(), color=palette[level], label=f"{level} (n={size})", lw=2)
     ax.set(xlabel=xlabel, ylabel="members with recourse within budget (%)", ylim=(0, 102),
            title=title or "")
     ax.legend(title="group", loc="lower right")
