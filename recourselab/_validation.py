@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_real", "plain", "restore_dtype"]
+__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_real", "plain",
+           "restore_dtype"]
 
 
 def plain(value):
@@ -56,6 +57,25 @@ def check_integers(values, name: str) -> np.ndarray:
             raise TypeError(f"{name}[{i}]={plain(v)!r} must be an integer (fractional values are not rounded, "
                             "bools are not counts); pass whole numbers, e.g. an array of dtype int.")
     return array.astype(np.int64)
+
+
+def check_labels(labels, name: str, n: int | None = None, *, what: str = "row") -> np.ndarray:
+    """Group labels as an object array, one per ``what``, none missing (a None or NaN label would be dropped
+    silently by pandas' grouping); the error names the first missing position, its index label for a
+    Series, and how many are missing."""
+    array = np.asarray(labels, dtype=object)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
+    if array.ndim != 1 or (n is not None and array.shape != (n,)):
+        expected = f"one label per {what}" + (f" ({n})" if n is not None else "")
+        raise ValueError(f"{name} has shape {array.shape}; give {expected}.")
+    missing = np.asarray(pd.isna(array), dtype=bool)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        where = f"first at position {i}"
+        if isinstance(labels, pd.Series):
+            where += f", index label {plain(labels.index[i])!r}"
+        raise ValueError(f"{name} has missing labels (None or NaN; {where}; {int(missing.sum())} in all); give "
+                         f"every {what} a label, e.g. 'unknown', so that nobody is dropped silently.")
+    return array
 
 
 def check_real(value, name: str) -> float:

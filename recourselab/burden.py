@@ -36,7 +36,7 @@ import pandas as pd
 import pulp
 
 from ._mip import Deadline, binary, check_time_limit, solve
-from ._validation import check_cost_matrix, check_int, check_integers, check_real, plain
+from ._validation import check_cost_matrix, check_int, check_integers, check_labels, check_real, plain
 from .counterfactuals import NO_COUNTERFACTUAL
 from .features import Encoder, check_encoded, check_encoder
 from .groupcf import max_coverage, min_max_cost
@@ -60,23 +60,6 @@ __all__ = [
 
 def _coverable(C: np.ndarray) -> np.ndarray:
     return np.isfinite(C).any(axis=1)
-
-
-def _check_labels(labels, n: int, name: str) -> np.ndarray:
-    """One label per factual, none missing: a None or NaN label would be dropped by pandas' grouping."""
-    array = np.asarray(labels, dtype=object)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
-    if array.shape != (n,):
-        raise ValueError(f"{name} has shape {array.shape}; give one label per factual ({n}).")
-    missing = np.asarray(pd.isna(array), dtype=bool)
-    if missing.any():
-        i = int(np.flatnonzero(missing)[0])
-        where = f"row {i}"
-        if isinstance(labels, pd.Series):
-            where += f" (index label {plain(labels.index[i])!r})"
-        raise ValueError(f"{name} has a missing label ({plain(array[i])!r}) at {where}, "
-                         f"{int(missing.sum())} in all; give every factual a label (None and NaN are not groups: "
-                         "they would be dropped silently).")
-    return array
 
 
 @dataclass(frozen=True)
@@ -220,9 +203,9 @@ def minimum_resources_table(C, groups, subgroups=None, *, method: str = "mip",
         hold a missing label (None or NaN), which grouping would drop silently.
     """
     C = check_cost_matrix(C)
-    groups = _check_labels(groups, len(C), "groups")
+    groups = check_labels(groups, "groups", len(C), what="factual")
     if subgroups is not None:
-        subgroups = _check_labels(subgroups, len(C), "subgroups")
+        subgroups = check_labels(subgroups, "subgroups", len(C), what="factual")
     if method not in ("mip", "greedy"):
         raise ValueError(f"method={method!r} is not one of ('mip', 'greedy').")
     deadline = _budget(method, time_limit)
@@ -742,7 +725,7 @@ def auc_table(C, groups, *, k_values, d_values, c_values, d_grid=None, k_grid_da
     ((1, 2), 4.0)
     """
     C = check_cost_matrix(C)
-    groups = _check_labels(groups, len(C), "groups")
+    groups = check_labels(groups, "groups", len(C), what="factual")
     ks = check_integers(k_values, "k_values").ravel()
     if (ks < 1).any():
         i = int(np.flatnonzero(ks < 1)[0])
@@ -840,7 +823,10 @@ def attribute_change_frequency(encoder: Encoder, Z_factual, Z_candidates, assign
         i = int(np.flatnonzero(outside)[0])
         raise ValueError(f"assignment[{i}]={assignment[i]} is outside the candidates (positions 0 to {len(B) - 1}); "
                          "mark an uncovered factual with NO_COUNTERFACTUAL (or -1).")
-    groups = np.full(len(A), "all", dtype=object) if groups is None else _check_labels(groups, len(A), "groups")
+    if groups is None:
+        groups = np.full(len(A), "all", dtype=object)
+    else:
+        groups = check_labels(groups, "groups", len(A), what="factual")
     covered = assignment >= 0
     changed = np.zeros((len(A), len(encoder.feature_names)), dtype=bool)
     if covered.any():

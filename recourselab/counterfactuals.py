@@ -35,6 +35,7 @@ from tqdm.auto import tqdm
 
 from . import _linear
 from ._mip import Deadline, check_time_limit, continuous, solve
+from ._validation import check_labels
 from .features import Encoder, check_encoded, check_encoder
 
 __all__ = [
@@ -305,11 +306,7 @@ def _costs_and_groups(cost, groups):
     if np.isneginf(cost).any() or (cost < 0).any():
         raise ValueError(f"cost has negative values (first at position {int(np.flatnonzero(cost < 0)[0])}); "
                          "a recourse cost is >= 0 (inf = no recourse).")
-    missing = pd.isna(groups)
-    if missing.any():
-        first = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"groups has missing labels (None or NaN; first at position {first}); "
-                         "give every individual a group, e.g. 'unknown', so nobody is silently dropped.")
+    check_labels(groups, "groups", len(cost), what="individual")
     return cost, groups
 
 

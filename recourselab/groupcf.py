@@ -58,7 +58,7 @@ from scipy import sparse
 from tqdm.auto import tqdm
 
 from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
-from ._validation import check_cost_matrix, check_int, check_real, plain
+from ._validation import check_cost_matrix, check_int, check_labels, check_real, plain
 from .counterfactuals import NO_COUNTERFACTUAL as _NONE
 
 __all__ = [
@@ -354,10 +354,7 @@ def _components(C: np.ndarray, factual_component, candidate_component):
                 f"{name} has shape {a.shape} but C has {size} {what}; give one component label per "
                 f"{what[:-1]} of C."
             )
-        missing = pd.isna(a) if a.dtype.kind in "fO" else np.zeros(len(a), dtype=bool)
-        if missing.any():
-            raise ValueError(f"{name} has missing labels (None or NaN; first at position "
-                             f"{int(np.flatnonzero(missing)[0])}); give every {what[:-1]} a component label.")
+        check_labels(labels, name, size, what=what[:-1])
         labels_by_name[name] = a
     fc, cc = labels_by_name["factual_component"], labels_by_name["candidate_component"]
     try:

@@ -74,7 +74,7 @@ import pandas as pd
 from scipy.stats import binom
 
 from . import _linear
-from ._validation import check_int, check_real
+from ._validation import check_int, check_labels, check_real
 from .counterfactuals import LinearRecourse, linear_recourse  # noqa: F401  (re-exported for convenience)
 
 __all__ = [
@@ -137,12 +137,11 @@ def _groups(groups, n: int, name: str = "groups", *, single_ok: bool = False):
         raise ValueError(f"{name} has shape {arr.shape}; give one label per row ({n}).")
     if n == 0:
         raise ValueError(f"{name} is empty; give at least one row.")
+    check_labels(groups, name, n)
     try:
         codes, labels = pd.factorize(arr, sort=True)
     except TypeError:
         codes, labels = pd.factorize(arr, sort=False)
-    if (codes < 0).any():
-        raise ValueError(f"{name} has missing labels (first at row {int(np.flatnonzero(codes < 0)[0])}).")
     labels = list(np.asarray(labels).tolist())
     if len(labels) < 2 and not single_ok:
         raise ValueError(
@@ -321,10 +320,7 @@ def fair_representation(groups, protected_group, tolerance=1 / 3, *, p) -> bool:
     arr = np.asarray(groups)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"groups has shape {arr.shape}; give the labels of a non-empty set (1-d).")
-    missing = pd.isna(arr.astype(object))
-    if missing.any():
-        raise ValueError(f"groups has missing labels (first at position {int(np.flatnonzero(missing)[0])}); "
-                         "give every member a group label.")
+    check_labels(groups, "groups", what="member")
     counts = np.array([np.count_nonzero(arr == w) for w in wanted], dtype=float)
     absent = [w for w, c in zip(wanted, counts, strict=True) if c == 0]
     if absent:

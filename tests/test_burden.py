@@ -498,18 +498,18 @@ def test_attribute_change_frequency_rejects_a_fractional_assignment():
 @pytest.mark.parametrize("missing", [None, np.nan])
 def test_attribute_change_frequency_rejects_missing_group_labels(missing):
     enc, factuals, candidates = acf_example()
-    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 1"):
+    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 1;"):
         attribute_change_frequency(enc, factuals, candidates, [0, 1, -1], groups=["x", missing, "y"])
 
 
 @pytest.mark.parametrize("missing", [None, np.nan])
 def test_minimum_resources_table_rejects_missing_group_labels(missing):
-    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 2"):
+    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 2;"):
         minimum_resources_table(SMALL, ["a", "b", missing])
 
 
 def test_minimum_resources_table_rejects_missing_subgroup_labels():
-    with pytest.raises(ValueError, match=r"subgroups has a missing label \(nan\) at row 0"):
+    with pytest.raises(ValueError, match=r"subgroups has missing labels \(None or NaN; first at position 0;"):
         minimum_resources_table(SMALL, ["a", "b", "b"], [np.nan, 1.0, 2.0])
 
 
@@ -518,13 +518,13 @@ def test_auc_table_rejects_missing_group_labels(missing):
     C, groups = two_groups()
     groups = groups.astype(object)
     groups[4] = missing
-    with pytest.raises(ValueError, match=r"groups has a missing label \((None|nan)\) at row 4"):
+    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 4;"):
         auc_table(C, groups, **AUC_PARAMETERS)
 
 
 def test_a_missing_label_in_a_series_is_reported_with_its_index_label():
     groups = pd.Series(["a", "b", None], index=[10, 11, 12])
-    with pytest.raises(ValueError, match=r"at row 2 \(index label 12\)"):
+    with pytest.raises(ValueError, match=r"first at position 2, index label 12;"):
         minimum_resources_table(SMALL, groups)
 
 
