@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import signal
+import subprocess
+import tempfile
 import time
 import warnings
 
@@ -47,11 +51,10 @@ class Deadline:
     Notes
     -----
     A caller gives each solve :meth:`remaining` seconds (CBC's own limit) and
-    stops solving once :attr:`expired`, keeping its best solution so far; the
-    whole call then ends within ``seconds`` plus one solve's excess: the
-    time to build and start the last model, which CBC's limit does not
-    count, and CBC's own overrun (it checks the limit only between the steps
-    of its search, so the first LP of a large model can take longer).
+    stops solving once :attr:`expired`, keeping its best solution so far.
+    Model builders look at the deadline while they add constraints, and
+    :func:`solve` counts the time to write the model and stops an overrunning
+    CBC, so the whole call ends within about ``1.1 seconds + 2``.
     """
 
     def __init__(self, seconds: float):
@@ -82,14 +85,48 @@ def continuous(prob: pulp.LpProblem, name: str, low: float):
     return pulp.LpVariable(name, low, None, cat="Continuous")
 
 
+# CBC checks its -sec limit only between the steps of its search; on some models it spends minutes
+# in one step (seen: 7 min under a 3 s limit). Past the limit plus this grace it is interrupted,
+# and killed if it has not written its answer GRACE seconds later.
+GRACE = 1.0
+
+
+def _grace(time_limit: float) -> float:
+    return max(GRACE, 0.1 * time_limit)
+
+
+def _run_cbc(args: list, time_limit: float) -> int:
+    """Run CBC, interrupting it (SIGINT: stop and write the best solution), then killing it, if it overruns.
+
+    Returns its exit code (negative: the signal that ended it).
+    """
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=time_limit + _grace(time_limit))
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 def solve(prob: pulp.LpProblem, time_limit: float) -> tuple[str, bool]:
-    """Solve ``prob`` with CBC within ``time_limit`` seconds.
+    """Solve ``prob`` with CBC within ``time_limit`` seconds, counted from this call.
+
+    The model is written to an MPS file and CBC started with the time left;
+    CBC gets ``max(1, time_limit / 10)`` seconds of grace past its limit and is
+    then interrupted, and killed if it does not answer within another second,
+    so the call ends within about ``1.1 time_limit + 2`` seconds however CBC
+    behaves.
 
     Returns
     -------
     status : str
-        ``"optimal"`` (proven), ``"time limit"`` (stopped by the limit) or
-        ``"infeasible"``.
+        ``"optimal"`` (proven), ``"time limit"`` (stopped by the limit, or out
+        of time before CBC could start) or ``"infeasible"``.
     has_solution : bool
         Whether an integer solution is available (read it from the variables).
 
@@ -98,13 +135,31 @@ def solve(prob: pulp.LpProblem, time_limit: float) -> tuple[str, bool]:
     RuntimeError
         For any other end (e.g. unbounded), which the package's models never reach.
     """
+    start = clock()
     with warnings.catch_warnings():
         # PuLP 3.x announces its 4.0 API; that is not the reader's concern
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
-        # No threads=1: CBC is serial by default, and the bundled CBC given "-threads 1" stalled
-        # for exactly 10 s in about 0.3-1% of even tiny solves on our machines.
-        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit)
-        prob.solve(solver)
+        solver = pulp.PULP_CBC_CMD(msg=False)  # only for the path of the bundled CBC and its answer reader
+    with tempfile.TemporaryDirectory(prefix="recourselab-cbc-") as folder:
+        model, answer = os.path.join(folder, "model.mps"), os.path.join(folder, "model.sol")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
+            variables, variable_names, constraint_names, _ = prob.writeMPS(model, rename=1)
+        left = time_limit - (clock() - start)  # writing a large model takes time too
+        if left <= 0:
+            return "time limit", False
+        # No "-threads 1": CBC is serial by default, and the bundled CBC given it stalled for
+        # exactly 10 s in about 0.3-1% of even tiny solves on our machines.
+        args = [solver.path, model, *(["-max"] if prob.sense == pulp.LpMaximize else []),
+                "-sec", f"{left:.6g}", "-timeMode", "elapsed", "-solve", "-printingOptions", "all",
+                "-solution", answer]
+        _run_cbc(args, left)
+        if not os.path.exists(answer):  # killed before it wrote anything
+            return "time limit", False
+        status, values, _, _, _, sol_status = solver.readsol_MPS(answer, prob, variables, variable_names,
+                                                                 constraint_names)
+    prob.assignVarsVals(values)
+    prob.assignStatus(status, sol_status)
     if prob.sol_status == pulp.LpSolutionOptimal:
         return "optimal", True
     if prob.sol_status == pulp.LpSolutionIntegerFeasible:

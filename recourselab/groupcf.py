@@ -398,17 +398,40 @@ def _model_pairs(mask: np.ndarray):
     return rows, cols
 
 
-def _add_assignment_constraints(prob, rows, cols, k, prefix):
-    """Variables r (one per allowed pair) and u (one per useful candidate); Eqs. (1)-(4)."""
-    r = [binary(prob, f"r_{i}_{j}") for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
+class _OutOfTime(Exception):
+    """The deadline passed while a MIP was being built (no solve is started)."""
+
+
+_BUILD_CHUNK = 1_000  # variables or constraints added between two looks at the deadline while a model is built
+
+
+def _check_building(deadline: Deadline | None, done: int) -> None:
+    """Raise :class:`_OutOfTime` if the deadline has passed (looked at every ``_BUILD_CHUNK`` steps)."""
+    if deadline is not None and done % _BUILD_CHUNK == 0 and deadline.expired:
+        raise _OutOfTime
+
+
+def _add_assignment_constraints(prob, rows, cols, k, prefix, deadline=None):
+    """Variables r (one per allowed pair) and u (one per useful candidate); Eqs. (1)-(4).
+
+    Building a model with millions of pairs takes minutes in PuLP, time CBC's
+    own limit does not count, so the deadline is checked every ``_BUILD_CHUNK``
+    pairs and :class:`_OutOfTime` raised once it has passed.
+    """
+    r = []
+    for t, (i, j) in enumerate(zip(rows.tolist(), cols.tolist(), strict=True)):
+        _check_building(deadline, t)
+        r.append(binary(prob, f"r_{i}_{j}"))
     used = np.unique(cols)
     u = {int(j): binary(prob, f"u_{j}") for j in used}
     prob += (pulp.lpSum(u.values()) <= k, f"{prefix}1_at_most_k")
     breaks = np.flatnonzero(np.diff(rows)) + 1
-    for block in np.split(np.arange(len(rows)), breaks):
+    for b, block in enumerate(np.split(np.arange(len(rows)), breaks)):
+        _check_building(deadline, b)
         if len(block):
             prob += (pulp.lpSum(r[t] for t in block) <= 1, f"{prefix}2_one_cf_{rows[block[0]]}")
     for t, j in enumerate(cols.tolist()):
+        _check_building(deadline, t)
         prob += (r[t] <= u[j], f"{prefix}3_{t}")
     return r, u, used
 
@@ -506,10 +529,13 @@ def _mip_max_coverage(C, k, d, deadline):
     if deadline.expired:  # not even worth building the model
         return [], "time limit", time_limit_message(deadline.seconds, False)
     prob = pulp.LpProblem("FACEGroup_max_coverage", pulp.LpMaximize)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
-        r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq")
-        prob += pulp.lpSum(r)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
+            r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq", deadline)
+            prob += pulp.lpSum(r)
+    except _OutOfTime:
+        return [], "time limit", time_limit_message(deadline.seconds, False)
     status, has_solution = _solve_by(prob, deadline)
     selected = [j for j in used.tolist() if has_solution and (u[j].varValue or 0) > 0.5]
     message = time_limit_message(deadline.seconds, has_solution) if status == "time limit" else None
@@ -547,8 +573,10 @@ def max_coverage(C, k, d, *, method="greedy", time_limit=60.0, progress=False) -
         ``"greedy"``: lazy greedy (Eq. 5), coverage >= (1 - 1/e) x optimum.
         ``"mip"``: Eqs. (1)-(4) solved with CBC.
     time_limit : float, default 60.0
-        Seconds for the whole call (ignored by the greedy); CBC gets the time
-        left once the model is built.
+        Seconds for the whole call (ignored by the greedy). Building the model
+        stops once it has run out (status ``"time limit"``, empty selection);
+        CBC gets the time left after the model is written and is stopped if
+        it overruns, so the call ends within about ``1.1 time_limit + 2`` s.
     progress : bool, default False
         Progress bar over the greedy's steps (ignored by the MIP).
 
@@ -736,26 +764,38 @@ def _greedy_min_max_cost(ff: _FarthestFirst, values: np.ndarray, k: int, need: i
     return S, False
 
 
-def _mip_min_max_cost(C, k, need, deadline):
-    """Minimise d s.t. Eqs. (1)-(4), (6), (7), r only for finite pairs; returns (selected, status, message)."""
+def _mip_min_max_cost(C, k, need, deadline, upper=math.inf):
+    """Minimise d s.t. Eqs. (1)-(4), (6), (7); returns (selected, status, message).
+
+    ``r`` exists only for pairs with a finite cost ``<= upper``, where ``upper``
+    is the radius of a known selection (e.g. the greedy's): an optimal
+    selection has radius ``<= upper``, so it assigns no factual beyond it, and
+    leaving those pairs out changes no optimum while it shrinks the model.
+    """
     if deadline.expired:  # not even worth building the model
         return [], "time limit", time_limit_message(deadline.seconds, False)
-    rows, cols = _model_pairs(np.isfinite(C))
+    rows, cols = _model_pairs(C <= upper)
+    keep = np.isfinite(C[rows, cols])
+    rows, cols = rows[keep], cols[keep]
     reach = C.min(axis=1)
     lower = float(np.partition(reach, need - 1)[need - 1])
     prob = pulp.LpProblem("FACEGroup_min_max_cost", pulp.LpMinimize)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
-        radius = continuous(prob, "d", lower)  # the need-th smallest reach is a valid lower bound
-        prob += radius
-        r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq")
-        breaks = np.flatnonzero(np.diff(rows)) + 1
-        costs = C[rows, cols]
-        for block in np.split(np.arange(len(rows)), breaks):
-            if len(block):
-                expr = pulp.lpSum(float(costs[t]) * r[t] for t in block)
-                prob += (expr <= radius, f"eq6_cost_{rows[block[0]]}")
-        prob += (pulp.lpSum(r) >= need, "eq7_coverage")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module="pulp")
+            radius = continuous(prob, "d", lower)  # the need-th smallest reach is a valid lower bound
+            prob += radius
+            r, u, used = _add_assignment_constraints(prob, rows, cols, k, "eq", deadline)
+            breaks = np.flatnonzero(np.diff(rows)) + 1
+            costs = C[rows, cols]
+            for b, block in enumerate(np.split(np.arange(len(rows)), breaks)):
+                _check_building(deadline, b)
+                if len(block):
+                    expr = pulp.lpSum(float(costs[t]) * r[t] for t in block)
+                    prob += (expr <= radius, f"eq6_cost_{rows[block[0]]}")
+            prob += (pulp.lpSum(r) >= need, "eq7_coverage")
+    except _OutOfTime:
+        return [], "time limit", time_limit_message(deadline.seconds, False)
     status, has_solution = _solve_by(prob, deadline)
     selected = [j for j in used.tolist() if has_solution and (u[j].varValue or 0) > 0.5]
     message = time_limit_message(deadline.seconds, has_solution) if status == "time limit" else None
@@ -787,7 +827,18 @@ def _min_max_cost_core(C, k, need, method, deadline, random_state, progress, par
         return res, (f"the greedy could not cover {need} factuals with k={k} counterfactuals at any radius (best: "
                      f"{res.coverage} at radius {res.cost:g}); status 'infeasible'. The instance may still be "
                      "feasible: try method='mip' or a larger k.")
-    order, status, message = _mip_min_max_cost(C, k, need, deadline)
+    # the greedy's radius (one farthest-first search, fast next to the MIP) bounds the optimum from above
+    upper, fallback = math.inf, []
+    if not deadline.expired:
+        greedy_order, reached = _greedy_min_max_cost(_FarthestFirst(C), np.unique(C[np.isfinite(C)]), k, need, False)
+        if reached:
+            upper, fallback = _radius(_cheapest(C, greedy_order)[0], need), greedy_order
+    order, status, message = _mip_min_max_cost(C, k, need, deadline, upper)
+    if status == "time limit" and not order and fallback:
+        # stopped before CBC found a solution of its own: the greedy's is the best known one
+        order = fallback
+        message = (time_limit_message(deadline.seconds, True).replace("its best solution so far", "the greedy's "
+                   "selection (the MIP found none in time)"))
     if status == "infeasible":
         res = _build(C, [], np.zeros(n, bool), np.full(n, np.inf), np.full(n, _NONE), status="infeasible",
                      start=start, problem="min_max_cost", parameters=parameters, cost=math.inf)
@@ -824,8 +875,10 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
         Share of factuals to cover, 0 < c <= 1.
     method : {"greedy", "mip"}, default "greedy"
     time_limit : float, default 60.0
-        Seconds for the whole call (ignored by the greedy); CBC gets the time
-        left once the model is built.
+        Seconds for the whole call (ignored by the greedy): the MIP's model is
+        built, written and solved within it (see :func:`max_coverage`). If CBC
+        has no solution of its own when time runs out, the greedy's selection
+        is returned, with status ``"time limit"``.
     random_state : None, int or numpy.random.Generator, default None
         Greedy only. None: the first counterfactual is the candidate covering
         the most factuals within the radius (ties: lower total cost, then lower

@@ -2,6 +2,8 @@
 
 import itertools
 import math
+import signal
+import sys
 import warnings
 
 import numpy as np
@@ -650,6 +652,57 @@ def test_single_mip_is_not_started_after_the_deadline(monkeypatch, single):
     with pytest.warns(UserWarning, match=r"stopped at the time limit \(time_limit=1 s\) without finding"):
         res = single(C, 2, 0.5, method="mip", time_limit=1)
     assert res.status == "time limit" and res.selected.size == 0
+
+
+@pytest.mark.parametrize("single", [max_coverage, min_max_cost])
+def test_building_a_model_stops_at_the_deadline(monkeypatch, single):
+    C = _timing_instance(60)  # thousands of pairs: the deadline is looked at while they are added
+    built = []
+    real_binary = groupcf.binary
+    monkeypatch.setattr(groupcf, "binary", lambda *a: built.append(1) or real_binary(*a))
+    monkeypatch.setattr(_mip, "clock", lambda: 100.0 if built else 0.0)  # time runs out once building begins
+    monkeypatch.setattr(groupcf, "_greedy_min_max_cost", lambda *a: ([], False))  # no fallback to hide the stop
+    monkeypatch.setattr(groupcf, "solve", lambda *args: pytest.fail("CBC started after the deadline"))
+    with pytest.warns(UserWarning, match=r"stopped at the time limit \(time_limit=1 s\) without finding"):
+        res = single(C, 2, 0.5, method="mip", time_limit=1)
+    assert res.status == "time limit" and res.selected.size == 0
+    n_pairs = np.count_nonzero(C <= 0.5) if single is max_coverage else C.size
+    assert len(built) == groupcf._BUILD_CHUNK < n_pairs  # stopped at the first look after the deadline
+
+
+def test_min_max_cost_mip_with_no_solution_in_time_returns_the_greedy_selection(monkeypatch):
+    C = _timing_instance(40)
+    greedy = min_max_cost(C, 3, 0.8)
+    monkeypatch.setattr(groupcf, "solve", lambda prob, limit: ("time limit", False))  # CBC found nothing in time
+    with pytest.warns(UserWarning, match="the greedy's selection \\(the MIP found none in time\\)"):
+        res = min_max_cost(C, 3, 0.8, method="mip", time_limit=5)
+    assert res.status == "time limit"
+    assert res.selected.tolist() == sorted(greedy.selected.tolist()) and res.cost == greedy.cost
+
+
+@pytest.mark.filterwarnings("ignore:no .* counterfactuals cover .* factuals at any cost")
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 4), c=st.sampled_from([0.3, 0.6, 0.9, 1.0]))
+def test_min_max_cost_mip_keeps_the_optimum_when_pruned_by_the_greedy_bound(seed, k, c):
+    rng = np.random.default_rng(seed)
+    C = np.round(rng.random((9, 7)) * 5, 1)
+    C[rng.random(C.shape) < 0.3] = INF
+    need = need_of(c, len(C))
+    if np.count_nonzero(np.isfinite(C.min(axis=1))) < need:
+        return
+    res = min_max_cost(C, k, c, method="mip", time_limit=30)
+    assert res.status in ("optimal", "infeasible")
+    expected = brute_min_max_cost(C, k, need)
+    assert res.cost == expected if math.isfinite(expected) else res.status == "infeasible"
+
+
+@pytest.mark.parametrize("on_interrupt, code", [
+    ("signal.signal(signal.SIGINT, lambda *a: sys.exit(3))", 3),  # CBC's way: stop and answer when interrupted
+    ("signal.signal(signal.SIGINT, signal.SIG_IGN)", -signal.SIGKILL),  # deaf to the interrupt: killed
+])
+def test_an_overrunning_solver_is_interrupted_then_killed(on_interrupt, code):
+    stuck = f"import signal, sys, time; {on_interrupt}; time.sleep(120)"  # a CBC that ignores its -sec limit
+    assert _mip._run_cbc([sys.executable, "-c", stuck], 0.1) == code
 
 
 # --------------------------------------------------------------------------- bad input and purity
