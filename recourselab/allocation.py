@@ -85,6 +85,13 @@ __all__ = [
     "BudgetDistribution",
     "RobustnessExperiment",
     "robustness_experiment",
+    "REFUSAL_REASONS",
+    "refusal_reasons",
+    "RefusalBreakdown",
+    "refusal_breakdown",
+    "pareto_dominance",
+    "graft_candidates",
+    "prune_move",
 ]
 
 POLICIES = ("knapsack", "greedy")
@@ -1480,6 +1487,210 @@ class BudgetDistribution:
         return np.maximum(np.round(rng.normal(self.mean, self.std, size=int(n))), 0).astype(np.int64)
 
 
+# --------------------------------------------------------------------------- why applicants are refused
+#: The reasons :func:`refusal_reasons` gives, in table order.
+REFUSAL_REASONS = ("selected", "unprofitable", "budget")
+
+
+def refusal_reasons(values, weights, capacity, *, policy: str = "knapsack") -> np.ndarray:
+    """Why each applicant of one allocation round is refused: unprofitable, or the budget.
+
+    Both policies leave out every applicant whose utility is not positive, so
+    a refusal has one of two causes:
+
+    * ``"unprofitable"``: :math:`v_i \\le 0`; the applicant would be refused
+      with *any* budget, however large (only a higher score helps);
+    * ``"budget"``: :math:`v_i > 0` but not selected; with a large enough
+      budget the applicant would be funded (the knapsack had no room left for
+      the request, or all greedy slots went to better applicants). A request
+      larger than the whole budget counts here too.
+
+    Selected applicants get ``"selected"``. The share of refusals caused by
+    the budget tells whether a data set tests an allocation method at all: if
+    it is near 0, the budget never binds and the allocation is a threshold rule
+    on the utility (see :func:`refusal_breakdown` for many rounds).
+
+    Parameters
+    ----------
+    values : array of float, shape (n,)
+        Individual utilities :math:`v_i` (finite).
+    weights : array of int, shape (n,), or None
+        Requested amounts (knapsack); None or ones for the greedy policy.
+    capacity : int
+        The budget (knapsack) or the number of slots (greedy).
+    policy : {"knapsack", "greedy"}, default "knapsack"
+
+    Returns
+    -------
+    ndarray of str, shape (n,)
+        One of :data:`REFUSAL_REASONS` per applicant.
+
+    Examples
+    --------
+    The paper's Table 1 (lending, budget 6): applicant 1 has the largest
+    utility and is refused only because their request does not fit.
+
+    >>> refusal_reasons([0.8, 0.625, 0.5, 0.425], [4, 3, 2, 1], 6).tolist()
+    ['budget', 'selected', 'selected', 'selected']
+    >>> refusal_reasons([0.2, 0.1, 0.0, -0.1], None, 3, policy="greedy").tolist()   # Table 2, r = 3
+    ['selected', 'selected', 'unprofitable', 'unprofitable']
+    """
+    policy = _check_policy(policy)
+    v = _check_values(values)
+    chosen = allocate(v, weights, capacity, policy).selected
+    return np.where(chosen, "selected", np.where(v > 0, "budget", "unprofitable")).astype(str)
+
+
+@dataclass(frozen=True)
+class RefusalBreakdown:
+    """Result of :func:`refusal_breakdown`: why applicants were refused, round by round.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per round (index ``problem``): ``capacity`` (the budget),
+        ``demand`` (the total request of the applicants with positive utility:
+        what the budget would have to cover to fund every profitable
+        applicant), ``used`` (the amount given out), ``selected``,
+        ``unprofitable`` and ``budget`` (counts of each reason), ``refused``,
+        ``budget_share`` (``budget / refused``; NaN if nobody was refused) and
+        ``above_break_even`` (refused applicants whose prediction counterfactual
+        lies above the probability at which their utility turns positive: the
+        budget, not the break-even point, sets the score they need).
+    reasons : list of ndarray of str
+        :func:`refusal_reasons` of each round.
+    """
+
+    frame: pd.DataFrame
+    reasons: list = field(repr=False)
+
+    @property
+    def budget_share(self) -> float:
+        """Share of all refusals (pooled over rounds) caused by the budget; NaN if nobody was refused."""
+        refused = int(self.frame["refused"].sum())
+        return float(self.frame["budget"].sum() / refused) if refused else float("nan")
+
+    @property
+    def profitable_refused_share(self) -> float:
+        """Share of the applicants with positive utility (pooled over rounds) that were refused."""
+        profitable = int((self.frame["selected"] + self.frame["budget"]).sum())
+        return float(self.frame["budget"].sum() / profitable) if profitable else float("nan")
+
+    @property
+    def above_break_even_share(self) -> float:
+        """Share of all refusals (pooled) whose needed probability lies above their break-even probability."""
+        refused = int(self.frame["refused"].sum())
+        return float(self.frame["above_break_even"].sum() / refused) if refused else float("nan")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-round table (a copy of :attr:`frame`)."""
+        return self.frame.copy()
+
+    def summary(self) -> pd.Series:
+        """Pooled shares and the spread of the per-round budget share (mean, sd, min, max over rounds)."""
+        per_round = self.frame["budget_share"]
+        return pd.Series({
+            "rounds": len(self.frame),
+            "budget_share": self.budget_share,
+            "profitable_refused_share": self.profitable_refused_share,
+            "above_break_even_share": self.above_break_even_share,
+            "budget_share_mean": float(per_round.mean()),
+            "budget_share_sd": float(per_round.std(ddof=1)) if per_round.notna().sum() > 1 else float("nan"),
+            "budget_share_min": float(per_round.min()),
+            "budget_share_max": float(per_round.max()),
+            "capacity_over_demand": float(self.frame["capacity"].sum() / self.frame["demand"].sum())
+            if self.frame["demand"].sum() > 0 else float("inf"),
+        }, name="refusals")
+
+
+def refusal_breakdown(proba, weights, capacities, problems: Sequence, *, policy: str, utility,
+                      eps: float = 1e-6) -> RefusalBreakdown:
+    """Classify the refusals of many allocation rounds and report the share caused by the budget.
+
+    Round :math:`k` allocates ``capacities[k]`` among the applicants
+    ``problems[k]`` (row positions into ``proba``); every refusal is labelled
+    by :func:`refusal_reasons`. Besides the counts, each round records whether
+    the budget *sets the bar*: a refused applicant's prediction counterfactual
+    (:func:`prediction_ce_matrix`) lies above their break-even probability
+    :math:`S_\\theta^{-1}(0)` when the utility counterfactual exceeds
+    :math:`2\\varepsilon`, i.e. when the others' claim on the budget asks for
+    more than a positive utility. An unprofitable applicant in a round whose
+    budget binds is refused for lack of profit but still needs more than the
+    break-even score.
+
+    Parameters
+    ----------
+    proba : array of float, shape (N,)
+        Predicted probabilities of the whole pool, in [0, 1].
+    weights : array of int, shape (N,), or None
+        Requested amounts (knapsack); None for the greedy policy.
+    capacities : array of int, shape (n_problems,)
+        The budget of each round (e.g. :attr:`RobustnessExperiment.capacities`).
+    problems : sequence of int arrays
+        Row positions of each round's applicants.
+    policy : {"knapsack", "greedy"}
+    utility : LendingUtility or AdmissionUtility
+    eps : float, default 1e-6
+        Tie-breaking margin of the utility counterfactual.
+
+    Returns
+    -------
+    RefusalBreakdown
+
+    Examples
+    --------
+    >>> u = LendingUtility(G1=0.05, G2=1, C=0.2)
+    >>> res = refusal_breakdown([0.8, 0.7, 0.6, 0.5, 0.1], [4, 3, 2, 1, 5], [6, 10], [[0, 1, 2, 3, 4]] * 2,
+    ...                         policy="knapsack", utility=u)
+    >>> res.frame[["capacity", "demand", "used", "unprofitable", "budget", "budget_share"]]
+             capacity  demand  used  unprofitable  budget  budget_share
+    problem
+    0               6      10     6             1       1          0.5
+    1              10      10    10             1       0          0.0
+    >>> res.budget_share
+    0.3333333333333333
+    """
+    utility = _check_utility(utility)
+    policy = _check_policy(policy)
+    p_all = _check_probabilities(_check_values(proba, "proba"), "proba")
+    w_all = _policy_weights(policy, weights, len(p_all))
+    caps = _check_capacities(capacities)
+    problems = list(problems)
+    if not problems:
+        raise ValueError("problems is empty; give at least one array of applicant positions.")
+    if len(problems) != len(caps):
+        raise ValueError(f"capacities has {len(caps)} budget(s) but problems has {len(problems)} round(s); give one "
+                         "budget per round.")
+    eps = _check_eps(eps)
+    rows, reasons = [], []
+    for number, members in enumerate(problems):
+        members = np.asarray(members)
+        if members.ndim != 1 or len(members) == 0 or not np.issubdtype(members.dtype, np.integer):
+            raise ValueError(f"problems[{number}] must be a non-empty 1-d array of integer row positions.")
+        if members.min() < 0 or members.max() >= len(p_all):
+            raise ValueError(f"problems[{number}] holds positions outside 0..{len(p_all) - 1}.")
+        P, W = p_all[members], w_all[members]
+        utility_weights = W if policy == "knapsack" else None
+        values = np.asarray(utility.value(P, utility_weights), dtype=float)
+        reason = refusal_reasons(values, utility_weights, int(caps[number]), policy=policy)
+        refused = reason != "selected"
+        bar = _utility_ce_matrix(values, utility_weights, caps[number:number + 1], policy, eps)[0]
+        rows.append({
+            "capacity": int(caps[number]),
+            "demand": int(W[values > 0].sum()),
+            "used": int(W[~refused].sum()),
+            "selected": int((~refused).sum()),
+            "unprofitable": int((reason == "unprofitable").sum()),
+            "budget": int((reason == "budget").sum()),
+            "refused": int(refused.sum()),
+            "budget_share": float((reason == "budget").sum() / refused.sum()) if refused.any() else float("nan"),
+            "above_break_even": int((refused & (bar > 2 * eps)).sum()),
+        })
+        reasons.append(reason)
+    frame = pd.DataFrame(rows, index=pd.RangeIndex(len(rows), name="problem"))
+    return RefusalBreakdown(frame, reasons)
+
+
 # --------------------------------------------------------------------------- the Table 3 experiment
 @dataclass(frozen=True)
 class RobustnessExperiment:
@@ -1491,7 +1702,9 @@ class RobustnessExperiment:
         One row per (problem, refused applicant, method): ``problem``,
         ``applicant`` (row position in ``proba``), ``capacity`` (the problem's
         current budget), ``method``, ``proba``, ``m_prime``, ``cost``
-        (:func:`prediction_cost`) and ``validity`` (share of the test budgets).
+        (:func:`prediction_cost`), ``validity`` (share of the test budgets) and
+        ``reason`` (why the applicant was refused at the current budget:
+        ``"budget"`` or ``"unprofitable"``, as in :func:`refusal_reasons`).
     capacities : ndarray of int
         The current budget of each problem.
     methods : tuple of str
@@ -1620,7 +1833,8 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
         val_caps = budget_distribution.sample(n_validation, rng)
         test_caps = budget_distribution.sample(n_test, rng)
         current.append(r0)
-        refused = ~allocate(utility.value(P, W), W, r0, policy).selected
+        values = np.asarray(utility.value(P, W), dtype=float)
+        refused = ~allocate(values, W, r0, policy).selected
         if not refused.any():
             continue
         kw = dict(policy=policy, utility=utility)
@@ -1640,7 +1854,189 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
             valid = ((m_new[None, :] >= test) & finite_test).mean(axis=0)
             cost = prediction_cost(P, m)
             for k in np.flatnonzero(refused):
-                rows.append((number, int(members[k]), r0, method, P[k], m[k], cost[k], valid[k]))
+                rows.append((number, int(members[k]), r0, method, P[k], m[k], cost[k], valid[k],
+                             "budget" if values[k] > 0 else "unprofitable"))
     frame = pd.DataFrame(rows, columns=["problem", "applicant", "capacity", "method", "proba", "m_prime", "cost",
-                                        "validity"])
+                                        "validity", "reason"])
     return RobustnessExperiment(frame, np.asarray(current, dtype=np.int64), methods)
+
+
+def pareto_dominance(table: pd.DataFrame, *, cost: str = "cost", validity: str = "validity") -> pd.DataFrame:
+    """Which method Pareto-dominates which: at most the cost, at least the validity, strictly better on one.
+
+    This is the sense of "dominates" in the paper's discussion of Table 3: a
+    method dominates another when no reader would prefer the other one,
+    because it is no more expensive *and* no less valid, and better on at
+    least one of the two.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per method (the index names it) with a cost column and a
+        validity column, e.g. :meth:`RobustnessExperiment.to_frame`.
+    cost, validity : str
+        Column names (lower cost and higher validity are better).
+
+    Returns
+    -------
+    pandas.DataFrame of bool
+        ``out.loc[a, b]`` is True when method ``a`` dominates method ``b``
+        (the diagonal is False).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"cost": [0.42, 0.407, 0.51], "validity": [0.823, 0.84, 0.917]},
+    ...                  index=["static CE", "0.7-robust", "0.9-robust"])   # the paper's loans rows
+    >>> pareto_dominance(t).loc["0.7-robust"].tolist()
+    [True, False, False]
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas DataFrame with one row per method, got {type(table).__name__}.")
+    missing = [c for c in (cost, validity) if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the column(s) {missing}; its columns are {list(table.columns)}. Pass "
+                         "cost=... and validity=... to name them.")
+    if table.index.has_duplicates:
+        raise ValueError(f"table names a method more than once: {sorted(set(table.index[table.index.duplicated()]))}.")
+    c = _float_array(table[cost].to_numpy(), cost)
+    v = _float_array(table[validity].to_numpy(), validity)
+    no_worse = (c[:, None] <= c[None, :]) & (v[:, None] >= v[None, :])
+    better = (c[:, None] < c[None, :]) | (v[:, None] > v[None, :])
+    return pd.DataFrame(no_worse & better, index=table.index, columns=table.index)
+
+
+def _feature_columns(encoder, names, argument: str) -> np.ndarray:
+    """Boolean mask of the encoded columns of the features ``names`` (errors name unknown features)."""
+    if isinstance(names, str):
+        names = (names,)
+    names = list(names)
+    unknown = [n for n in names if n not in encoder.feature_names]
+    if unknown:
+        raise ValueError(f"{argument} names {unknown}, which are not features of the encoder; its features are "
+                         f"{encoder.feature_names}.")
+    mask = np.zeros(encoder.n_columns, dtype=bool)
+    for n in names:
+        mask[encoder.slices_[n]] = True
+    return mask
+
+
+def graft_candidates(z, Z, encoder, keep) -> np.ndarray:
+    """Candidate profiles for :func:`feature_ce` that hold some features at the applicant's values.
+
+    Searching only *observed* profiles (as :func:`feature_ce` does) changes
+    every feature in which the nearest observed profile differs, including
+    ones the applicant cannot or should not change here: the requested amount
+    (it is the knapsack weight, held fixed by the allocation), the purpose of
+    the loan, age or a past credit record. Grafting keeps those features at
+    the applicant's values and takes every other feature from an observed
+    profile, so each candidate is "the applicant, with the situation of
+    someone who exists" on the features that may move.
+
+    Parameters
+    ----------
+    z : array of shape (n_columns,) or (1, n_columns)
+        The applicant, encoded.
+    Z : array of shape (n, n_columns)
+        Encoded observed profiles (the donors).
+    encoder : Encoder
+        The fitted encoder of ``z`` and ``Z``.
+    keep : sequence of str
+        Features held at the applicant's values.
+
+    Returns
+    -------
+    ndarray of shape (n + 1, n_columns)
+        Row 0 is the applicant; row ``j + 1`` is ``Z[j]`` with the columns of
+        ``keep`` copied from the applicant. Pass it to :func:`feature_ce` with
+        ``index=0``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recourselab.features import FeatureSpec, Encoder
+    >>> frame = pd.DataFrame({"amount": [10.0, 20.0, 30.0], "savings": [0.0, 5.0, 10.0]})
+    >>> enc = Encoder([FeatureSpec("amount", "continuous"), FeatureSpec("savings", "continuous", "increase")])
+    >>> Z = enc.fit(frame).transform(frame)
+    >>> graft_candidates(Z[0], Z, enc, keep=["amount"]).tolist()
+    [[0.0, 0.0], [0.0, 0.0], [0.0, 0.5], [0.0, 1.0]]
+    """
+    from .features import check_encoded, check_encoder
+
+    check_encoder(encoder)
+    z = check_encoded(np.atleast_2d(z), "z", encoder.n_columns)
+    if len(z) != 1:
+        raise ValueError(f"z has {len(z)} rows; give the one applicant whose features are kept.")
+    Z = check_encoded(Z, "Z", encoder.n_columns)
+    mask = _feature_columns(encoder, keep, "keep")
+    grafted = Z.copy()
+    grafted[:, mask] = z[0, mask]
+    return np.vstack([z, grafted])
+
+
+def prune_move(model, z_from, z_to, m_prime, encoder) -> np.ndarray:
+    """Undo the changes of a counterfactual that are not needed to keep the score at :math:`m'`.
+
+    A profile found among observed (or grafted) candidates often changes
+    more features than the target score requires. Greedily, while possible,
+    this reverts the one changed feature whose reversal saves the most cost
+    (:meth:`Encoder.cost <recourselab.features.Encoder.cost>`) among those
+    whose reversal keeps the model's favourable probability at least
+    :math:`m'` and the move feasible. The result changes a subset of the
+    features of ``z_to``; no single remaining change can be undone (a local,
+    not a global, minimum). Because the model need not be monotone, the
+    pruned profile's score can differ from ``z_to``'s, but it stays at least
+    :math:`m'`.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba``
+    z_from, z_to : array of shape (n_columns,)
+        The applicant and a counterfactual with score at least ``m_prime``.
+    m_prime : float
+        The probability to keep, in [0, 1].
+    encoder : Encoder
+
+    Returns
+    -------
+    ndarray of shape (n_columns,)
+        The pruned counterfactual.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from recourselab.features import FeatureSpec, Encoder
+    >>> frame = pd.DataFrame({"a": [0.0, 1.0, 0.0, 1.0], "b": [0.0, 0.0, 1.0, 1.0]})
+    >>> enc = Encoder([FeatureSpec("a", "continuous"), FeatureSpec("b", "continuous")]).fit(frame)
+    >>> model = LogisticRegression(C=100).fit(enc.transform(frame), [0, 1, 0, 1])   # only a matters
+    >>> prune_move(model, [0.0, 0.0], [1.0, 1.0], 0.6, enc).tolist()                 # b's change is undone
+    [1.0, 0.0]
+    """
+    from .features import check_encoded, check_encoder
+    from .models import favourable_proba
+
+    check_encoder(encoder)
+    a = check_encoded(np.atleast_2d(z_from), "z_from", encoder.n_columns)
+    b = check_encoded(np.atleast_2d(z_to), "z_to", encoder.n_columns)
+    if len(a) != 1 or len(b) != 1:
+        raise ValueError(f"prune_move takes one row each; got {len(a)} and {len(b)} rows.")
+    m_prime = _check_unit_interval(m_prime, "m_prime")
+    current = b[0].copy()
+    if favourable_proba(model, current[None, :])[0] < m_prime:
+        raise ValueError(f"z_to scores {favourable_proba(model, current[None, :])[0]:.4f} < m_prime={m_prime:g}; "
+                         "give a counterfactual that reaches m_prime (e.g. from feature_ce).")
+    slices = [encoder.slices_[name] for name in encoder.feature_names]
+    while True:
+        changed = [s for s in slices if not np.allclose(current[s], a[0, s])]
+        if not changed:
+            break
+        trials = np.repeat(current[None, :], len(changed), axis=0)
+        for k, s in enumerate(changed):
+            trials[k, s] = a[0, s]
+        ok = (favourable_proba(model, trials) >= m_prime) & encoder.feasible(np.repeat(a, len(changed), 0), trials)
+        if not ok.any():
+            break
+        saved = encoder.cost(a, current[None, :])[0] - encoder.cost(np.repeat(a, len(changed), 0), trials)
+        best = np.flatnonzero(ok)[np.argmax(saved[ok])]
+        current = trials[best]
+    return current

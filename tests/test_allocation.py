@@ -701,3 +701,155 @@ def test_prediction_ce_rejects_a_nan_utility():
 def test_robust_recourse_rejects_negative_counterfactuals():
     with pytest.raises(ValueError, match=r"ce_samples\[1\]=-0.3 is negative"):
         robust_recourse([[0.5], [-0.3]], 0.5)
+
+
+# --------------------------------------------------------------------------- why applicants are refused
+def test_refusal_reasons_reproduce_tables_1_and_2():
+    assert al.refusal_reasons(lending_utility(M, [4, 3, 2, 1], 0.05, 1, 0.2), [4, 3, 2, 1], 6).tolist() == [
+        "budget", "selected", "selected", "selected"]
+    values = admission_utility(M, 1, 0.6)
+    assert al.refusal_reasons(values, None, 2, policy="greedy").tolist() == [
+        "selected", "selected", "unprofitable", "unprofitable"]
+    # a huge budget leaves only unprofitable refusals; a zero budget refuses every profitable applicant
+    assert set(al.refusal_reasons(values, None, 100, policy="greedy")) == {"selected", "unprofitable"}
+    assert al.refusal_reasons(values, None, 0, policy="greedy").tolist() == [
+        "budget", "budget", "unprofitable", "unprofitable"]
+
+
+@given(st.lists(st.integers(-10, 10), min_size=1, max_size=8),
+       st.lists(st.integers(0, 6), min_size=8, max_size=8), st.integers(0, 20))
+def test_refusal_reasons_match_the_allocation_and_the_sign_of_the_utility(values, weights, capacity):
+    v = np.array(values) / 10  # utilities on a grid: no positive value lost to rounding next to a large one
+    w = np.array(weights[: len(v)])
+    reasons = al.refusal_reasons(v, w, capacity)
+    chosen = knapsack(v, w, capacity).selected
+    assert ((reasons == "selected") == chosen).all()
+    assert ((reasons == "unprofitable") == (v <= 0)).all()
+    assert ((reasons == "budget") == ((v > 0) & ~chosen)).all()
+    if capacity >= w[v > 0].sum():  # the whole profitable demand fits: the budget refuses nobody
+        assert not (reasons == "budget").any()
+
+
+def test_refusal_breakdown_counts_and_shares():
+    u = LendingUtility(0.05, 1, 0.2)
+    proba = np.array([0.8, 0.7, 0.6, 0.5, 0.1])
+    credit = np.array([4, 3, 2, 1, 5])
+    res = al.refusal_breakdown(proba, credit, [6, 10, 0], [[0, 1, 2, 3, 4]] * 3, policy="knapsack", utility=u)
+    f = res.to_frame()
+    assert f["demand"].tolist() == [10, 10, 10] and f["used"].tolist() == [6, 10, 0]
+    assert f["budget"].tolist() == [1, 0, 4] and f["unprofitable"].tolist() == [1, 1, 1]
+    assert (f["selected"] + f["refused"] == 5).all() and (f["budget"] + f["unprofitable"] == f["refused"]).all()
+    assert res.budget_share == pytest.approx(5 / 8)
+    assert res.profitable_refused_share == pytest.approx(5 / 12)
+    # above break-even: the prediction counterfactual of a refused applicant exceeds S^-1(0)
+    for k, cap in enumerate([6, 10, 0]):
+        m = prediction_ce(utility_ce(u.value(proba, credit), credit, cap), u, credit)
+        refused = res.reasons[k] != "selected"
+        assert f.loc[k, "above_break_even"] == int((refused & (m > u.probability(np.zeros(5), credit) + 1e-5)).sum())
+    summary = res.summary()
+    assert summary["rounds"] == 3 and summary["capacity_over_demand"] == pytest.approx(16 / 30)
+    greedy_res = al.refusal_breakdown(M, None, [1, 3], [[0, 1, 2, 3]] * 2, policy="greedy",
+                                      utility=AdmissionUtility(1, 0.6))
+    assert greedy_res.frame["budget"].tolist() == [1, 0] and greedy_res.frame["demand"].tolist() == [2, 2]
+
+
+def test_refusal_breakdown_rejects_bad_input():
+    u = LendingUtility(0.05, 1, 0.2)
+    with pytest.raises(ValueError, match="one budget per round"):
+        al.refusal_breakdown(M, [4, 3, 2, 1], [6, 7], [[0, 1]], policy="knapsack", utility=u)
+    with pytest.raises(ValueError, match="problems is empty"):
+        al.refusal_breakdown(M, [4, 3, 2, 1], [6], [], policy="knapsack", utility=u)
+    with pytest.raises(ValueError, match="outside"):
+        al.refusal_breakdown(M, [4, 3, 2, 1], [6], [[0, 9]], policy="knapsack", utility=u)
+    with pytest.raises(ValueError, match="not finite"):
+        al.refusal_breakdown([0.5, np.nan], [1, 1], [1], [[0, 1]], policy="knapsack", utility=u)
+    with pytest.raises(ValueError, match="not an integer"):
+        al.refusal_breakdown(M, [4, 3, 2, 1], [6.5], [[0, 1]], policy="knapsack", utility=u)
+
+
+def test_robustness_experiment_records_why_each_applicant_was_refused():
+    proba, credit = lending_pool()
+    rng = np.random.default_rng(2)
+    problems = [rng.choice(len(proba), 20, replace=False) for _ in range(4)]
+    u = LendingUtility(0.06, 4, 0.5)
+    res = robustness_experiment(proba, credit, policy="knapsack", utility=u, budget_distribution=BudgetDistribution(
+        60, 10), problems=problems, n_validation=50, n_test=50, random_state=0)
+    rows = res.frame[res.frame["method"] == "static CE"]
+    breakdown = al.refusal_breakdown(proba, credit, res.capacities, problems, policy="knapsack", utility=u)
+    assert set(rows["reason"]) <= {"budget", "unprofitable"}
+    assert (rows["reason"] == "budget").sum() == breakdown.frame["budget"].sum()
+    assert ((rows["reason"] == "unprofitable") == (u.value(rows["proba"].to_numpy(), credit[rows["applicant"]]) <= 0)
+            ).all()
+
+
+# --------------------------------------------------------------------------- Pareto dominance
+def test_pareto_dominance_on_the_papers_table_3():
+    paper = pd.DataFrame({"cost": [0.42, 0.407, 0.51, 0.571, 0.649, 1.0],
+                          "validity": [0.823, 0.84, 0.917, 0.888, 0.977, 1.0]},
+                         index=["static CE", "0.7-robust", "0.9-robust", "0.7-noisy", "0.9-noisy", "optimistic"])
+    dom = al.pareto_dominance(paper)
+    assert dom.loc["0.7-robust", "static CE"] and dom.loc["0.9-robust", "0.7-noisy"]   # the paper's two claims
+    assert not dom[["0.7-robust", "0.9-robust"]].any().any()                         # robust never dominated
+    assert not np.diag(dom.to_numpy()).any()
+    tie = pd.DataFrame({"cost": [1.0, 1.0], "validity": [0.5, 0.5]}, index=["a", "b"])
+    assert not al.pareto_dominance(tie).any().any()                                   # equal is not dominance
+    trade = pd.DataFrame({"c": [1.0, 2.0], "v": [0.5, 0.9]}, index=["a", "b"])
+    assert not al.pareto_dominance(trade, cost="c", validity="v").any().any()         # a trade-off
+
+
+def test_pareto_dominance_rejects_bad_input():
+    with pytest.raises(TypeError, match="DataFrame"):
+        al.pareto_dominance([[1, 2]])
+    with pytest.raises(ValueError, match="lacks the column"):
+        al.pareto_dominance(pd.DataFrame({"cost": [1.0]}))
+    with pytest.raises(ValueError, match="not finite"):
+        al.pareto_dominance(pd.DataFrame({"cost": [np.nan], "validity": [1.0]}))
+    with pytest.raises(ValueError, match="more than once"):
+        al.pareto_dominance(pd.DataFrame({"cost": [1.0, 2.0], "validity": [1.0, 1.0]}, index=["a", "a"]))
+
+
+# --------------------------------------------------------------------------- grafted candidates and pruning
+def _toy_encoder():
+    from recourselab.features import Encoder, FeatureSpec
+
+    frame = pd.DataFrame({"amount": [10.0, 20.0, 30.0, 40.0], "savings": [0.0, 5.0, 10.0, 15.0],
+                          "noise": [1.0, 0.0, 1.0, 0.0]})
+    enc = Encoder([FeatureSpec("amount", "continuous"), FeatureSpec("savings", "continuous", "increase"),
+                   FeatureSpec("noise", "continuous")]).fit(frame)
+    return enc, enc.transform(frame)
+
+
+def test_graft_candidates_keeps_the_held_features():
+    enc, Z = _toy_encoder()
+    pool = al.graft_candidates(Z[1], Z, enc, keep=["amount", "noise"])
+    assert pool.shape == (len(Z) + 1, Z.shape[1])
+    np.testing.assert_array_equal(pool[0], Z[1])
+    np.testing.assert_array_equal(pool[1:, [0, 2]], np.repeat(Z[[1]][:, [0, 2]], len(Z), axis=0))
+    np.testing.assert_array_equal(pool[1:, 1], Z[:, 1])
+    with pytest.raises(ValueError, match="not features"):
+        al.graft_candidates(Z[1], Z, enc, keep=["age"])
+    with pytest.raises(ValueError, match="one applicant"):
+        al.graft_candidates(Z[:2], Z, enc, keep=["amount"])
+
+
+def test_prune_move_undoes_changes_the_score_does_not_need():
+    from sklearn.linear_model import LogisticRegression
+
+    enc, Z = _toy_encoder()
+    model = LogisticRegression(C=100).fit(Z, [0, 0, 1, 1])
+    z_from = np.array([0.0, 0.0, 0.0])
+    z_to = np.array([1.0, 1.0, 1.0])
+    target = float(model.predict_proba(z_to[None, :])[0, 1]) - 0.2
+    pruned = al.prune_move(model, z_from, z_to, target, enc)
+    assert model.predict_proba(pruned[None, :])[0, 1] >= target
+    assert enc.feasible(z_from[None, :], pruned[None, :])[0]
+    assert enc.cost(z_from[None, :], pruned[None, :])[0] < enc.cost(z_from[None, :], z_to[None, :])[0]
+    # no single remaining change can be undone while keeping the score
+    for k in np.flatnonzero(pruned != z_from):
+        trial = pruned.copy()
+        trial[k] = z_from[k]
+        assert model.predict_proba(trial[None, :])[0, 1] < target
+    with pytest.raises(ValueError, match="reaches m_prime"):
+        al.prune_move(model, z_from, z_from, 0.99, enc)
+    with pytest.raises(ValueError, match="m_prime"):
+        al.prune_move(model, z_from, z_to, float("nan"), enc)
