@@ -40,6 +40,7 @@ __all__ = [
     "plot_regime_shares",
     "plot_pfr_cec",
     "plot_flag_overlap",
+    "plot_overlap_vs_chance",
 ]
 
 #: Colours of the first and second protected group in every figure of the book
@@ -166,12 +167,14 @@ def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = 
 
 
 def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None, wrap: int = 42):
-    """Horizontal bars of each changed feature's share of the cost, labelled with its old → new value.
+    """Horizontal bars of each changed feature's cost, labelled with its old → new value.
 
     ``changes`` is the table returned by
     :func:`~recourselab.counterfactuals.describe_changes`. Each bar's label
     names the feature and its move (wrapped at ``wrap`` characters); bars of
-    moves that break a feature's actionability are hatched and grey.
+    moves that break a feature's actionability are hatched and grey. A bar's
+    length is the feature's weighted change (its term of the weighted L1
+    cost), so the bars add up to the move's L1 cost.
     """
     needed = {"feature", "from", "to", "cost", "allowed"}
     if not isinstance(changes, pd.DataFrame) or not needed <= set(changes.columns):
@@ -195,7 +198,7 @@ def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None, wr
             bar.set_hatch("//")
             bar.set_edgecolor("0.3")
     ax.set_yticks(np.arange(len(rows)), labels=labels, fontsize=8.5)
-    ax.set(xlabel="share of the cost (weighted change)", ylabel="", title=title or "")
+    ax.set(xlabel="cost of the change (weighted, the bars add up to the L1 cost)", ylabel="", title=title or "")
     if not rows["allowed"].all():
         ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=GROUP_COLOURS[1]),
                            plt.Rectangle((0, 0), 1, 1, facecolor="0.6", hatch="//", edgecolor="0.3")],
@@ -843,3 +846,83 @@ def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence
     ax_dots.grid(False)
     fig.tight_layout()
     return ax
+
+
+def plot_overlap_vs_chance(table: pd.DataFrame, *, lifts: pd.DataFrame | None = None, title: str | None = None):
+    """Observed overlaps of pairs of flag sets against the overlap expected by chance.
+
+    Left: for each pair (a row of :func:`~recourselab.audit.overlap_table`),
+    the central chance interval of the overlap under independence (grey bar),
+    its expectation (grey tick) and the observed overlap (black dot; a filled
+    dot lies outside the chance interval). Right (with ``lifts``): the ratio
+    observed / expected over several splits or seeds, one dot per split, with
+    the line of chance at 1.
+
+    Parameters
+    ----------
+    table : DataFrame
+        With columns ``observed``, ``expected``, ``chance low``, ``chance high``
+        and one row per pair (the index gives the labels).
+    lifts : DataFrame, optional
+        Long format with columns ``pair`` (labels as in ``table``'s index, joined
+        by " × " when the index has two levels) and ``lift``.
+    title : str, optional
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        One axes, or two with ``lifts``.
+    """
+    needed = ["observed", "expected", "chance low", "chance high"]
+    if not isinstance(table, pd.DataFrame) or any(c not in table.columns for c in needed):
+        raise ValueError(f"table must be a DataFrame with columns {needed} (see recourselab.audit.overlap_table).")
+    if table.empty:
+        raise ValueError("table has no rows; nothing to draw.")
+    values = table[needed].to_numpy(dtype=float)
+    if not np.isfinite(values).all():
+        raise ValueError("table holds NaN or inf in observed, expected or the chance interval.")
+    labels = [" × ".join(map(str, i)) if isinstance(i, tuple) else str(i) for i in table.index]
+    if lifts is not None:
+        if not isinstance(lifts, pd.DataFrame) or not {"pair", "lift"} <= set(lifts.columns):
+            raise ValueError("lifts must be a DataFrame with columns 'pair' and 'lift'.")
+        unknown = sorted(set(lifts["pair"]) - set(labels))
+        if unknown:
+            raise ValueError(f"lifts names pairs {unknown[:3]} that are not rows of table {labels[:3]}.")
+    n = len(labels)
+    fig, axes = plt.subplots(1, 2 if lifts is not None else 1, figsize=(11 if lifts is not None else 7, 0.6 * n + 2.4),
+                             sharey=True, squeeze=False)
+    axes = axes[0]
+    ax = axes[0]
+    y = np.arange(n)
+    observed, expected, low, high = values.T
+    ax.hlines(y, low, high, color="0.75", lw=7, label="chance interval (independent lenses)")
+    ax.scatter(expected, y, marker="|", s=200, color="0.35", zorder=3, label="expected by chance")
+    outside = (observed < low) | (observed > high)
+    ax.scatter(observed[outside], y[outside], color="black", s=45, zorder=4, label="observed, outside chance")
+    ax.scatter(observed[~outside], y[~outside], facecolor="white", edgecolor="black", s=45, zorder=4,
+               label="observed, within chance")
+    ax.set_yticks(y, labels=[textwrap.fill(label, 30) for label in labels])
+    ax.tick_params(axis="y", labelsize=9)
+    ax.invert_yaxis()
+    ax.set(xlabel="individuals flagged by both (count)", title="Observed overlap against chance")
+    if lifts is not None:
+        ax2 = axes[1]
+        position = {label: i for i, label in enumerate(labels)}
+        finite = lifts[np.isfinite(lifts["lift"].to_numpy(dtype=float))]
+        rows = finite["pair"].map(position).to_numpy(dtype=float)
+        # spread the dots of one pair evenly over a band (deterministic, for legibility)
+        rank = finite.groupby("pair").cumcount().to_numpy()
+        size = finite.groupby("pair")["lift"].transform("size").to_numpy()
+        offset = np.where(size > 1, (rank / np.maximum(size - 1, 1) - 0.5) * 0.3, 0.0)
+        ax2.scatter(finite["lift"].to_numpy(dtype=float), rows + offset, s=18,
+                    color="0.2", alpha=0.7, label="one split")
+        ax2.axvline(1.0, color="0.5", ls="--", lw=1, label="chance (lift 1)")
+        ax2.set(xlabel="lift = observed / expected overlap", title="Lift over splits")
+    handles = [h for a in axes for h in a.get_legend_handles_labels()[0]]
+    names = [name for a in axes for name in a.get_legend_handles_labels()[1]]
+    fig.legend(handles, names, loc="lower center", ncol=3, fontsize=8)
+    if title:
+        fig.suptitle(title, fontweight="bold")
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return axes
+

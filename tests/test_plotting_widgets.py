@@ -178,3 +178,26 @@ def test_recourse_intuition_rejects_bad_input(change, error, match):
     with pytest.raises(error, match=match):
         plotting.plot_recourse_intuition(**{**INTUITION_ARGS, **change})
     plt.close("all")
+
+
+def test_overlap_vs_chance_figure_marks_overlaps_outside_chance():
+    from recourselab.audit import overlap_table
+
+    plotting.set_theme()
+    rng = np.random.default_rng(0)
+    x = rng.random(200) < 0.3
+    flags = pd.DataFrame({"x": x, "copy": x.copy(), "other": rng.random(200) < 0.3})
+    table = overlap_table(flags, flags | True, pairs=[("x", "copy"), ("x", "other")], n_boot=0)
+    lifts = pd.DataFrame({"pair": ["x × copy", "x × other"], "lift": [3.0, 1.1]})
+    axes = plotting.plot_overlap_vs_chance(table, lifts=lifts, title="t")
+    assert len(axes) == 2 and axes[0].figure._suptitle.get_text() == "t"
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == ["x × copy", "x × other"]
+    filled = axes[0].collections[2].get_offsets()  # observed outside the chance interval: only the copy
+    assert len(filled) == 1 and filled[0][0] == table.loc[("x", "copy"), "observed"]
+    with pytest.raises(ValueError, match="columns"):
+        plotting.plot_overlap_vs_chance(table.drop(columns="expected"))
+    with pytest.raises(ValueError, match="not rows of table"):
+        plotting.plot_overlap_vs_chance(table, lifts=pd.DataFrame({"pair": ["y × z"], "lift": [1.0]}))
+    with pytest.raises(ValueError, match="NaN"):
+        plotting.plot_overlap_vs_chance(table.assign(expected=np.nan))
+    plt.close("all")
