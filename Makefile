@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test bench cec-results clean help chapter
+.PHONY: book test bench cec-results clean help chapter lab
 
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
@@ -13,6 +13,7 @@ help:
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
 	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
 	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
+	@echo "make lab    open JupyterLab in the repository, chapters (.md) opening as notebooks (any HOME; LAB_ARGS=\"--no-browser --port=8899\" to pass options)"
 	@echo "make clean  remove _build (keeps .venv)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -37,6 +38,19 @@ cec-results: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# JupyterLab reads .jupyter/labconfig only when HOME is the repository (as on Binder); `make lab`
+# installs the same setting (open .md files with the Jupytext Notebook viewer) into the venv's
+# JupyterLab settings, so chapters open as notebooks from any HOME.
+LAB_SETTING := $(VENV)/share/jupyter/lab/settings/overrides.d/recourselab.json
+LAB_ARGS ?=
+
+$(LAB_SETTING): .jupyter/labconfig/default_setting_overrides.json $(STAMP)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(STAMP) $(LAB_SETTING)
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
 
 chapter: $(STAMP)
 	$(BIN)/python tools/run_chapter.py $(addprefix book/,$(addsuffix .md,$(CH)))
