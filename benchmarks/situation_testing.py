@@ -12,19 +12,30 @@ Run with ``make bench`` (or ``.venv/bin/python benchmarks/situation_testing.py``
 4. If the authors' published loan data and counterfactuals are present in
    ``../shared/anchors/cst`` (not shipped with the package), the detected counts
    next to theirs.
+5. Audit at scale: ST, CST without and with the centres (k = 15) on a synthetic
+   lender's table of 10^4 to 10^6 rows (3 columns, and 10 columns), each
+   size in a fresh process: seconds (median of 3), the growth exponent, peak
+   memory, the search before issue 17 (scikit-learn's KD-tree, its code kept
+   here) up to 300,000 rows, and whether both give identical
+   results; then 10^6 rows with two threads. Run it on an idle machine: it takes
+   about ten minutes (most of it the 10-column table at 10^6 rows).
 """
 
+import concurrent.futures
 import heapq
+import multiprocessing
 import os
+import resource
 import time
 
 import numpy as np
 import pandas as pd
 
+import recourselab.situation_testing as st_module
 from recourselab.datasets import make_law_school, make_loan_scm
-from recourselab.situation_testing import situation_testing
+from recourselab.situation_testing import _k_nearest_naive, situation_testing
 
-from _timing import Results, machine
+from _timing import Results, growth_exponent, machine, note_repeats
 
 K_VALUES = (15, 30, 50, 100, 250)
 
@@ -153,9 +164,182 @@ def anchor_check():
     print(pd.concat({"recourselab": ours, "authors": theirs}, axis=1).to_string())
 
 
+# --- Audit at scale (issue 17) -------------------------------------------------------------------------------
+
+SCALE_SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000)
+LEGACY_SIZES = (10_000, 30_000, 100_000, 300_000)   # the legacy search grows too fast beyond these
+WIDE_SIZES = (10_000, 100_000, 1_000_000)   # ten columns: one run each (minutes at 10^6)
+MODES = ("ST", "CST w/o", "CST")
+
+
+def lender_table(n, columns=3, seed=0):
+    """A synthetic lender's table: the loan world's salary and balance (``make_loan_scm``) plus columns.
+
+    About 45% women (the complainants). ``columns`` = 3 adds the applicant's age (whole years, 18-75) as in
+    issue 17; up to 10 adds years employed, dependents, loan amount, loan term, home owner, purpose (5
+    categories) and years of credit history, most of them on a coarse grid, so tied distances are common.
+    Counterfactual rows (do(gender := 0)) change salary and balance only.
+    """
+    world = make_loan_scm(n, random_state=seed)
+    X = world.frame[list(world.features)].copy()
+    rng = np.random.default_rng(seed + 1)
+    age = rng.integers(18, 76, size=n)
+    extra = {
+        "age": age.astype(float),
+        "years_employed": np.minimum(age - 18, rng.poisson(8, size=n)).astype(float),
+        "dependents": rng.integers(0, 5, size=n).astype(float),
+        "loan_amount": np.round(0.3 * X["annual_salary"].to_numpy() * rng.lognormal(0, 0.3, size=n), -2),
+        "loan_term": rng.choice([12.0, 24.0, 36.0, 60.0], size=n),
+        "home_owner": (rng.random(n) < 0.4).astype(float),
+        "purpose": rng.choice(["car", "home", "study", "business", "other"], size=n),
+        "credit_years": np.minimum(age - 18, rng.poisson(10, size=n)).astype(float),
+    }
+    for name in list(extra)[:columns - 2]:
+        X[name] = extra[name]
+    cf = world.true_counterfactual({"gender": 0})
+    X_cf = X.copy()
+    X_cf[list(world.features)] = cf[list(world.features)].to_numpy()
+    return (X, X_cf, world.frame["gender"].to_numpy() == 1, world.frame[world.target].to_numpy().astype(bool),
+            cf[world.target].to_numpy())
+
+
+_legacy_adapter = _k_nearest_naive  # the search before issue 17, kept in the package as the reference
+
+
+def run_modes(X, X_cf, protected, y_hat, y_cf, search=None, **options):
+    """ST, CST without and with the centres (k = 15): seconds of each and the three result frames."""
+    saved = st_module._k_nearest
+    if search is not None:
+        st_module._k_nearest = search
+    try:
+        calls = {"ST": dict(), "CST w/o": dict(X_cf=X_cf), "CST": dict(X_cf=X_cf, y_hat_cf=y_cf, include_centers=True)}
+        seconds, frames = {}, {}
+        for mode, extra in calls.items():
+            # cf_scaling concerns counterfactual rows only, which ST has not
+            chosen = {key: v for key, v in options.items() if mode != "ST" or key != "cf_scaling"}
+            start = time.perf_counter()
+            frames[mode] = situation_testing(X, protected, y_hat, k=15, **extra, **chosen)
+            seconds[mode] = time.perf_counter() - start
+        return seconds, frames
+    finally:
+        st_module._k_nearest = saved
+
+
+def peak_rss_mb():
+    """Peak resident memory of this process so far (Linux reports kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def scale_point(n, columns, repeats, legacy, n_jobs, options):
+    """One size, measured in a fresh process (so the peak memory is this size's): times, memory, identity."""
+    X, X_cf, protected, y_hat, y_cf = lender_table(n, columns)
+    before = peak_rss_mb()
+    runs = [run_modes(X, X_cf, protected, y_hat, y_cf, n_jobs=n_jobs, **options) for _ in range(repeats)]
+    out = {"rows": n, "complainants": int(protected.sum()), "columns": columns,
+           **{f"{mode} s": float(np.median([r[0][mode] for r in runs])) for mode in MODES},
+           "repeats": [sum(r[0].values()) for r in runs],
+           "peak memory MB": peak_rss_mb(), "memory before the calls MB": before}
+    out["total s"] = float(np.median(out["repeats"]))
+    if legacy:
+        saved = st_module._k_nearest
+        seconds, frames = run_modes(X, X_cf, protected, y_hat, y_cf, search=_legacy_adapter)
+        out["legacy total s"] = sum(seconds.values())
+        same = [frames[mode].equals(runs[0][1][mode]) for mode in MODES]
+        # the authors' options too (std ranges, refitted counterfactual scale, bitwise ties)
+        authors = dict(normalize="std", cf_scaling="refit", ties="bitwise")
+        new = situation_testing(X, protected, y_hat, k=15, X_cf=X_cf, **authors)
+        st_module._k_nearest = _legacy_adapter
+        try:
+            old = situation_testing(X, protected, y_hat, k=15, X_cf=X_cf, **authors)
+        finally:
+            st_module._k_nearest = saved
+        out["identical"] = all(same) and new.equals(old)
+    return out
+
+
+def measure(n, columns=3, repeats=3, legacy=False, n_jobs=None, **options):
+    """``scale_point`` in a fresh spawned process."""
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        return pool.submit(scale_point, n, columns, repeats, legacy, n_jobs, options).result()
+
+
+def scale_benchmark():
+    load = os.getloadavg()[0]
+    rows, wide = [], []
+    for n in WIDE_SIZES:   # ten columns first, the headline sweep last (10^6 rows at the very end)
+        load = max(load, os.getloadavg()[0])
+        point = measure(n, columns=10, repeats=1)
+        wide.append(point)
+        print(f"  10 columns, {n:>9,} rows: {point['total s']:.2f} s")
+    for n in SCALE_SIZES:
+        load = max(load, os.getloadavg()[0])
+        point = measure(n, legacy=n in LEGACY_SIZES)
+        rows.append(point)
+        note_repeats(point["repeats"])
+        print(f"  3 columns, {n:>9,} rows: {point['total s']:.2f} s (median of {len(point['repeats'])}), peak "
+              f"{point['peak memory MB']:.0f} MB" + (f", legacy {point['legacy total s']:.2f} s, identical: "
+                                                     f"{point['identical']}" if "identical" in point else ""))
+    load = max(load, os.getloadavg()[0])
+    authors = measure(SCALE_SIZES[-1], repeats=1, normalize="std", cf_scaling="refit", ties="bitwise")
+    print(f"  3 columns, {SCALE_SIZES[-1]:,} rows, the authors' options: {authors['total s']:.2f} s")
+    load = max(load, os.getloadavg()[0])   # before the two-thread runs, which load both cores themselves
+    threads = measure(SCALE_SIZES[-1], n_jobs=2)
+    note_repeats(threads["repeats"])
+    wide_threads = measure(WIDE_SIZES[-1], columns=10, repeats=1, n_jobs=2)
+    print(f"  two threads: 3 columns {threads['total s']:.2f} s, 10 columns {wide_threads['total s']:.2f} s")
+    sizes = [r["rows"] for r in rows]
+    table = pd.DataFrame([{
+        "rows": r["rows"], "complainants": r["complainants"], **{f"{m} s": r[f"{m} s"] for m in MODES},
+        "total s": r["total s"], "peak memory MB": r["peak memory MB"],
+        "legacy total s": r.get("legacy total s"),
+        "speed-up vs legacy": r["legacy total s"] / r["total s"] if "legacy total s" in r else None,
+        "identical to legacy": r.get("identical")} for r in rows])
+    # this script keeps one core busy (load about 1); more means other jobs ran at the same time
+    shared = (f"; the machine was shared with other jobs (1-minute load average up to {load:.1f} on "
+              f"{os.cpu_count()} cores), so the times are upper bounds") if load > 1.5 else ""
+    results.table("audit at scale", "ST, CST without and with the centres (k = 15, one job) on a synthetic lender's "
+                  "table with 3 columns, by rows: seconds (median of 3 runs), peak memory, and the legacy search",
+                  table, note="peak memory = peak resident memory of a fresh process that builds the table and "
+                  "makes the calls; legacy = the scikit-learn KD-tree search before issue 17, run in the same "
+                  "process up to 300,000 rows; identical = equal result frames for the three "
+                  "modes and for CST with the authors' options (std, refit, bitwise ties)" + shared)
+    growth = growth_exponent(sizes, [r["total s"] for r in rows])
+    legacy_rows = [r for r in rows if "legacy total s" in r]
+    results.value("growth exponent: situation testing 10^4-10^6 rows", growth)
+    results.value("growth exponent: legacy search, sizes it ran",
+                  growth_exponent([r["rows"] for r in legacy_rows], [r["legacy total s"] for r in legacy_rows]))
+    results.value("seconds: 10^6 rows, two threads (n_jobs=2)", threads["total s"],
+                  note="median of 3 runs of the three modes")
+    results.value("seconds: 10^6 rows, the authors' options", authors["total s"],
+                  note="one run of the three modes with normalize='std', cf_scaling='refit' (CST), ties='bitwise'")
+    results.value("seconds: 10^6 rows, 10 columns, two threads (n_jobs=2)", wide_threads["total s"],
+                  note="one run of the three modes")
+    results.table("audit at scale, 10 columns", "the same three calls (k = 15, one job) on a 10-column version of "
+                  "the table (one run each)", pd.DataFrame([{"rows": r["rows"], "complainants": r["complainants"],
+                                                   **{f"{m} s": r[f"{m} s"] for m in MODES},
+                                                   "total s": r["total s"], "peak memory MB": r["peak memory MB"]}
+                                                  for r in wide]),
+                  note="ten mostly independent columns on coarse grids (one categorical with 5 levels): "
+                       "a KD-tree prunes far less in 14 dimensions")
+    results.value("growth exponent: situation testing, 10 columns",
+                  growth_exponent(WIDE_SIZES, [r["total s"] for r in wide]))
+    top = rows[-1]
+    results.target("ST + CST w/o + CST, 10^6 rows, one job", top["total s"], "<=", 60, unit="s")
+    results.target("growth exponent 10^4-10^6 rows", growth, "<=", 1.2)
+    results.target("peak memory, 10^6 rows", top["peak memory MB"] / 1024, "<=", 4, unit="GB")
+    results.target("the same with the authors' options, 10^6 rows, one job", authors["total s"], "<=", 60, unit="s")
+    results.target("ST + CST w/o + CST, 10^6 rows, 10 columns, one job", wide[-1]["total s"], "<=", 60, unit="s")
+    results.value("identical to the legacy search on every size it ran", all(r["identical"] for r in legacy_rows))
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"growth exponent {growth:.2f}; 10^6 rows with n_jobs=2: {threads['total s']:.2f} s")
+
+
 if __name__ == "__main__":
     print(f"machine: {machine()}\n")
     loan_benchmark()
     law_benchmark()
     anchor_check()
+    print("\n5. audit at scale (each size in a fresh process)")
+    scale_benchmark()
     results.save()

@@ -53,8 +53,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
+from scipy.spatial import cKDTree
 from scipy.stats import norm
-from sklearn.neighbors import KDTree
+from tqdm.auto import tqdm
 
 __all__ = [
     "situation_distance_transform",
@@ -258,6 +260,21 @@ def _check_options(normalize, cf_scaling, ties="row") -> tuple[str, str, str]:
     return normalize, cf_scaling, ties
 
 
+def _check_execution(n_jobs, chunk_size, progress) -> None:
+    """Validate the keyword arguments that say how the neighbour search runs (not what it computes)."""
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral)
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs={n_jobs!r} must be None (one job, or what an enclosing joblib.parallel_config "
+                         "sets), a positive integer (that many parallel jobs) or a negative one (-1 = all cores, "
+                         "-2 = all but one); 0 and non-integers are not accepted.")
+    if chunk_size is not None and (isinstance(chunk_size, (bool, np.bool_))
+                                   or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1):
+        raise ValueError(f"chunk_size={chunk_size!r} must be None (the default, {_CHUNK_SIZE:,} complainants per "
+                         "chunk) or an integer >= 1: the number of complainants whose neighbours one job searches.")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress={progress!r} must be True or False (show a tqdm progress bar or not).")
+
+
 def _centre_and_spread(values: np.ndarray, normalize: str) -> tuple[float, float]:
     """(minimum, range) or (mean, population standard deviation) of a column."""
     if normalize == "range":
@@ -432,25 +449,138 @@ class Groups:
                             index=pd.Index(self.complainants.astype(int), name="complainant"))
 
 
-def _k_nearest(space_rows, T_space, T_query, k, exclude=None, bitwise=None):
-    """For each query, the k nearest rows of the space by L1, ties broken by lower row position.
+# Queries per chunk: bounds the memory of one chunk's candidate arrays (roughly 100 bytes per candidate, so
+# 20,000 queries with k = 15 need some tens of MB) and is the unit of work handed to joblib.
+_CHUNK_SIZE = 20_000
+# Neighbours fetched beyond k are chosen by a pilot of about _PILOT queries: enough that the rows tied at the
+# k-th distance are among them for 90% of the pilot (at most _MAX_SPARE), so the radius query is needed only
+# for the few queries whose ties spill over. Each spare neighbour costs time in many dimensions, each spill a
+# second search: the pilot balances the two for the data at hand.
+_PILOT = 1000
+_MAX_SPARE = 32
 
-    One KD-tree query finds each query's k-th distance, one radius query (with a
-    radius per query) returns
-    every row within it (all tied rows included); a lexicographic sort by
-    (query, distance, row) then keeps the first k per query. ``exclude`` gives,
-    per query, a row position to leave out (the complainant itself), or -1.
 
-    ``bitwise`` is a function of (query, row) pairs returning their distances
-    as the authors' code computes them; those candidates (all within a hair of
-    the k-th distance) are then ordered by these unrounded distances, the
-    higher row first among exact ties.
+def _sequential_l1(T_query, columns, candidates):
+    """L1 distances from each query row to its candidate rows, summed column by column in column order.
+
+    This is the exact floating-point sum scikit-learn's KD-tree computes for the manhattan metric
+    (``d = 0; d += |x_j - y_j|`` for j = 0, 1, ...), which the tie rule (distances rounded to 12
+    decimals) was defined on. ``columns`` are the columns of the search space (contiguous copies);
+    ``candidates`` is an (m, c) array of row positions in it, or a flat array aligned with
+    ``T_query`` (one candidate per query row).
     """
+    flat = candidates.ndim == 1
+    total = np.zeros(candidates.shape)
+    for j, column in enumerate(columns):
+        q = T_query[:, j] if flat else T_query[:, j, None]
+        total += np.abs(q - column[candidates])
+    return total
+
+
+def _spare_neighbours(tree, columns, pilot, need):
+    """How many neighbours beyond ``need`` to fetch: enough for the ties of 90% of the ``pilot`` queries (>= 1)."""
+    n_space = len(columns[0])
+    fetch = min(need + _MAX_SPARE, n_space)
+    if fetch == need:
+        return 0
+    _, found = tree.query(pilot, k=fetch, p=1)
+    dist = _sequential_l1(pilot, columns, found.reshape(len(pilot), fetch))
+    kth = np.partition(dist, need - 1, axis=1)[:, need - 1]
+    tied = (dist <= (kth * (1 + 1e-9) + 1e-12)[:, None]).sum(axis=1) - need   # rows tied beyond the need-th
+    return int(min(np.quantile(tied, 0.9) + 1, fetch - need))
+
+
+def _chunk_nearest(tree, columns, space_rows, T_query, ids, k, exclude, bitwise, spare):
+    """The k nearest rows for the queries ``ids`` (positions in the query array; one chunk): see :func:`_k_nearest`.
+
+    One cKDTree query fetches k + 1 + ``spare`` neighbours; their distances are recomputed with
+    :func:`_sequential_l1`, the radius is the (k + 1)-th of them (k-th without ``exclude``) with the
+    same hair of slack as always, and a query whose fetched neighbours all lie within the radius (ties
+    may spill over) is answered by a radius query instead. The survivors are ordered as in the
+    reference: by (distance rounded to 12 decimals, row), or with ``bitwise`` by (the authors'
+    unrounded distance, higher row first).
+    """
+    m, n_space = len(T_query), len(columns[0])
+    extra = 1 if exclude is not None else 0
+    need = min(k + extra, n_space)          # the neighbour whose distance sets the radius
+    fetch = min(need + spare, n_space)
+    _, found = tree.query(T_query, k=fetch, p=1)
+    found = found.reshape(m, fetch)
+    dist = _sequential_l1(T_query, columns, found)
+    kth = np.partition(dist, need - 1, axis=1)[:, need - 1]
+    radius = kth * (1 + 1e-9) + 1e-12       # a hair of slack: every row tied at the k-th distance is in
+    # a row left out by the query is at least as far as the farthest fetched one, up to rounding noise
+    spill = (dist.max(axis=1) <= radius * (1 + 1e-9) + 1e-12) & (fetch < n_space)
+    out = np.full((m, k), -1, dtype=np.int64)
+    done = np.flatnonzero(~spill)
+    if len(done):
+        rows = space_rows[found[done]]
+        invalid = dist[done] > radius[done, None]
+        if exclude is not None:
+            invalid |= rows == exclude[done, None]
+        if bitwise is None:
+            key = np.round(dist[done], 12)
+            key[invalid] = np.inf
+            order = np.lexsort((rows, key), axis=1)[:, :k]
+        else:
+            kinds, R_query, R_space = bitwise
+            key = _bitwise_distances(kinds, R_query, R_space, np.repeat(ids[done], fetch),
+                                     found[done].ravel()).reshape(len(done), fetch)
+            key[invalid] = np.inf
+            order = np.lexsort((-rows, key), axis=1)[:, :k]
+        # an invalid candidate among the first k cannot happen (>= k rows lie within the radius): -1 reports it
+        out[done] = np.where(np.take_along_axis(invalid, order, axis=1), -1, np.take_along_axis(rows, order, axis=1))
+    spilled = np.flatnonzero(spill)
+    if len(spilled):
+        # every row within the radius (wider by the noise between the tree's sums and ours) ...
+        balls = tree.query_ball_point(T_query[spilled], r=radius[spilled] * (1 + 1e-9) + 1e-12, p=1,
+                                      return_sorted=False)
+        counts = np.array([len(b) for b in balls])
+        query = np.repeat(np.arange(len(spilled)), counts)
+        local = np.concatenate([np.asarray(b, dtype=np.int64) for b in balls])
+        dist = _sequential_l1(T_query[spilled][query], columns, local)
+        # ... whose sums set the (k + 1)-th distance exactly as the reference's query does
+        by_distance = np.lexsort((dist, query))
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        kth = dist[by_distance[starts + need - 1]]
+        keep = dist <= kth[query] * (1 + 1e-9) + 1e-12
+        rows = space_rows[local]
+        if exclude is not None:
+            keep &= rows != exclude[spilled][query]
+        query, rows, dist, local = query[keep], rows[keep], dist[keep], local[keep]
+        if bitwise is None:
+            order = np.lexsort((rows, np.round(dist, 12), query))
+        else:
+            kinds, R_query, R_space = bitwise
+            order = np.lexsort((-rows, _bitwise_distances(kinds, R_query, R_space, ids[spilled[query]], local),
+                                query))
+        query, rows = query[order], rows[order]
+        starts = np.searchsorted(query, np.arange(len(spilled)))
+        rank = np.arange(len(query)) - starts[query]
+        take = rank < k
+        block = np.full((len(spilled), k), -1, dtype=np.int64)
+        block[query[take], rank[take]] = rows[take]
+        out[spilled] = block
+    return out
+
+
+def _k_nearest_naive(space_rows, T_space, T_query, k, exclude=None, bitwise=None, **_):
+    """The neighbour search as it was before the chunked cKDTree search: the reference it must equal.
+
+    scikit-learn's ``KDTree`` (Manhattan), one k-nearest query, then one radius
+    query per query row to keep every row tied at the k-th distance; the same
+    orderings as :func:`_k_nearest` (distance rounded to 1e-12, then row; or
+    the authors' bitwise order when ``bitwise = (kinds, R_query, R_space)``).
+    Used by the tests and ``benchmarks/situation_testing.py`` only (slow:
+    about 2 s per 90,000 queries at 200,000 rows).
+    """
+    from sklearn.neighbors import KDTree
+
     m = len(T_query)
     extra = 1 if exclude is not None else 0
     tree = KDTree(T_space, metric="manhattan")
     kth, _ = tree.query(T_query, k=min(k + extra, len(T_space)))
-    radius = kth[:, -1] * (1 + 1e-9) + 1e-12  # a hair of slack: every row tied at the k-th distance is in
+    radius = kth[:, -1] * (1 + 1e-9) + 1e-12
     found, dist = tree.query_radius(T_query, r=radius, return_distance=True)
     counts = np.array([len(f) for f in found])
     query = np.repeat(np.arange(m), counts)
@@ -460,23 +590,77 @@ def _k_nearest(space_rows, T_space, T_query, k, exclude=None, bitwise=None):
         keep = rows != exclude[query]
         query, rows, dist = query[keep], rows[keep], dist[keep]
     if bitwise is None:
-        # round away summation-order noise so exact ties compare equal, then sort
         order = np.lexsort((rows, np.round(dist, 12), query))
     else:
-        order = np.lexsort((-rows, bitwise(query, rows), query))
+        kinds, R_query, R_space = bitwise
+        order = np.lexsort((-rows, _bitwise_distances(kinds, R_query, R_space, query,
+                                                      np.searchsorted(space_rows, rows)), query))
     query, rows = query[order], rows[order]
     starts = np.searchsorted(query, np.arange(m))
     rank = np.arange(len(query)) - starts[query]
     take = rank < k
     out = np.full((m, k), -1, dtype=int)
     out[query[take], rank[take]] = rows[take]
+    if (out < 0).any():
+        raise RuntimeError("a neighbour group came out short; please report this with the data.")
+    return out
+
+
+def _k_nearest(space_rows, T_space, T_query, k, exclude=None, bitwise=None, *, n_jobs=None, chunk_size=None,
+               bar=None):
+    """For each query, the k nearest rows of the space by L1, ties broken by lower row position.
+
+    The rows kept are those of the definition: every row within the query's
+    k-th L1 distance (plus a hair of slack, so every row tied there is in),
+    ordered by (distance rounded to 12 decimals, row position), the first k.
+    ``exclude`` gives, per query, a row position to leave out (the complainant
+    itself); the radius is then set by the (k + 1)-th neighbour. ``space_rows``
+    are the row positions of the search space, in increasing order.
+
+    ``bitwise`` is ``(kinds, R_query, R_space)`` for :func:`_bitwise_distances`:
+    the candidates (all within a hair of the k-th distance) are then ordered by
+    the distances the authors' code computes, the higher row first among exact
+    ties.
+
+    Queries are answered in chunks of ``chunk_size`` (memory stays bounded),
+    handed to joblib with ``n_jobs`` (threads by default; any joblib backend,
+    such as Dask's, through ``joblib.parallel_config``). One
+    ``scipy.spatial.cKDTree`` serves every chunk; each chunk fetches a few
+    neighbours beyond k and asks the tree for every row within the radius only
+    when the ties spill over them. ``bar`` is a tqdm bar advanced by one per
+    chunk.
+    """
+    m = len(T_query)
+    T_space = np.ascontiguousarray(T_space, dtype=float)
+    T_query = np.ascontiguousarray(T_query, dtype=float)
+    tree = cKDTree(T_space, balanced_tree=False)
+    columns = [np.ascontiguousarray(T_space[:, j]) for j in range(T_space.shape[1])]
+    # Queries in the tree's leaf order: consecutive queries visit the same nodes, which keeps them in the
+    # cache (about 2.5 times faster on a million rows). The order does not change any query's answer.
+    if T_query is T_space or (T_query.shape == T_space.shape and np.array_equal(T_query, T_space)):
+        order = tree.indices
+    else:
+        order = cKDTree(T_query, balanced_tree=False).indices
+    spare = _spare_neighbours(tree, columns, T_query[order[::max(1, m // _PILOT)]],
+                              min(k + (exclude is not None), len(T_space)))
+    size = _CHUNK_SIZE if chunk_size is None else chunk_size
+    chunks = [order[s:s + size] for s in range(0, m, size)]
+    tasks = (delayed(_chunk_nearest)(tree, columns, space_rows, T_query[ids], ids, k,
+                                     None if exclude is None else exclude[ids], bitwise, spare) for ids in chunks)
+    out = np.full((m, k), -1, dtype=np.int64)
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    for ids, part in zip(chunks, parallel(tasks), strict=True):
+        out[ids] = part
+        if bar is not None:
+            bar.update(1)
     if (out < 0).any():  # cannot happen when the space has >= k rows besides the excluded one
         raise RuntimeError("a neighbour group came out short; please report this with the data.")
     return out
 
 
 def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical=None, normalize: str = "range",
-                 cf_scaling: str = "factual", ties: str = "row") -> Groups:
+                 cf_scaling: str = "factual", ties: str = "row", n_jobs=None, chunk_size=None,
+                 progress: bool = False) -> Groups:
     """The control and test groups of k-NN situation testing for every complainant.
 
     Parameters
@@ -515,6 +699,20 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
         ordered by rounding noise, and among bit-identical distances the higher
         row position comes first (the authors' heap). Use it only to reproduce
         their published numbers.
+    n_jobs : int, optional
+        Parallel jobs for the neighbour searches, through joblib (threads by
+        default: the KD-tree queries release the GIL). None means one job, or
+        what an enclosing ``joblib.parallel_config`` sets; -1 means all cores.
+        Complainants are independent given the search trees, so the same call
+        runs on a Dask cluster with ``joblib.parallel_config(backend="dask")``
+        (install ``recourselab[dask]``). The groups never depend on it.
+    chunk_size : int, optional
+        Complainants per job (default 20,000): bounds the memory of one job
+        (roughly ``chunk_size * (k + 2) * 100`` bytes) and sets the grain of the
+        parallel work. The groups never depend on it.
+    progress : bool, default False
+        Show a tqdm progress bar (one step per chunk of each search), useful
+        above some 10^5 rows.
 
     Returns
     -------
@@ -524,15 +722,27 @@ def build_groups(X, protected, *, k: int, X_cf=None, reference=None, categorical
     -----
     With ``ties="row"`` ties in distance are broken by the lower row position,
     which makes the groups reproducible and equal to a brute-force stable sort.
+
+    One ``scipy.spatial.cKDTree`` per search space answers the queries in the
+    tree's leaf order, fetching a few neighbours beyond k (as many as a pilot
+    of 1,000 queries shows are needed to see the ties) and asking for every
+    row within the k-th distance only where the ties spill over. On a
+    synthetic loan table with a million rows (about 450,000 complainants, three
+    columns) ST takes seconds on one core, and time grows about linearly with
+    the rows (``benchmarks/situation_testing.py``). With many columns that
+    vary independently any KD-tree slows down (the curse of dimensionality):
+    measure on a sample first.
     """
     _check_options(normalize, cf_scaling, ties)
+    _check_execution(n_jobs, chunk_size, progress)
     for name, values in (("protected", protected), ("reference", reference), ("X_cf", X_cf)):
         _check_aligned(X, values, name)
     frame = _as_frame(X, "X")
     n = len(frame)
     protected = _mask(protected, n, "protected")
     reference = None if reference is None else _mask(reference, n, "reference")
-    return _build_groups(frame, protected, k, _positional(X_cf), reference, categorical, normalize, cf_scaling, ties)
+    return _build_groups(frame, protected, k, _positional(X_cf), reference, categorical, normalize, cf_scaling, ties,
+                         n_jobs, chunk_size, progress)
 
 
 def _positional(table):
@@ -541,7 +751,8 @@ def _positional(table):
 
 
 def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference, categorical,
-                  normalize: str = "range", cf_scaling: str = "factual", ties: str = "row") -> Groups:
+                  normalize: str = "range", cf_scaling: str = "factual", ties: str = "row", n_jobs=None,
+                  chunk_size=None, progress: bool = False) -> Groups:
     n = len(frame)
     if n == 0:
         raise ValueError("X has 0 rows; situation testing needs a protected and a reference group.")
@@ -572,21 +783,20 @@ def _build_groups(frame: pd.DataFrame, protected: np.ndarray, k, X_cf, reference
     frame_cf = None if X_cf is None else _as_frame(X_cf, "X_cf")
     T, T_cf, raw = _transform(frame, frame_cf, categorical, normalize, cf_scaling, bitwise=ties == "bitwise")
     centres = T[complainants] if T_cf is None else T_cf[complainants]
+    reference_rows = np.flatnonzero(reference)
     control_order = test_order = None
     if raw is not None:
         kinds, R, R_cf = raw
         R_centres = R[complainants] if R_cf is None else R_cf[complainants]
-
-        def control_order(query, rows):
-            return _bitwise_distances(kinds, R[complainants], R, query, rows)
-
-        def test_order(query, rows):
-            return _bitwise_distances(kinds, R_centres, R, query, rows)
-
-    control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants,
-                         bitwise=control_order)
-    reference_rows = np.flatnonzero(reference)
-    test = _k_nearest(reference_rows, T[reference_rows], centres, k, bitwise=test_order)
+        control_order = (kinds, R[complainants], R[complainants])   # the search space is the complainants
+        test_order = (kinds, R_centres, R[reference_rows])
+    size = _CHUNK_SIZE if chunk_size is None else chunk_size
+    with tqdm(total=2 * -(-len(complainants) // size), disable=not progress, desc="situation testing",
+              unit="chunk") as bar:
+        control = _k_nearest(complainants, T[complainants], T[complainants], k, exclude=complainants,
+                             bitwise=control_order, n_jobs=n_jobs, chunk_size=size, bar=bar)
+        test = _k_nearest(reference_rows, T[reference_rows], centres, k, bitwise=test_order, n_jobs=n_jobs,
+                          chunk_size=size, bar=bar)
     return Groups(complainants, control, test, k)
 
 
@@ -652,7 +862,8 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
 
 def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, include_centers: bool = False,
                       reference=None, alpha: float = 0.05, tau: float = 0.0, categorical=None,
-                      normalize: str = "range", cf_scaling: str = "factual", ties: str = "row") -> pd.DataFrame:
+                      normalize: str = "range", cf_scaling: str = "factual", ties: str = "row", n_jobs=None,
+                      chunk_size=None, progress: bool = False) -> pd.DataFrame:
     """k-NN situation testing for every complainant: ST without counterfactuals, CST with them.
 
     For complainant c with control group C and test group T,
@@ -710,6 +921,10 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
         Order of candidates at the same distance: the lower row first, with
         distances equal to 12 decimals counted as ties (reproducible), or the
         authors' bit-for-bit comparison (see :func:`build_groups`).
+    n_jobs, chunk_size, progress
+        Parallel jobs (joblib; a Dask cluster through joblib's dask backend),
+        complainants per job and a progress bar, as in :func:`build_groups`;
+        the result never depends on them.
 
     Returns
     -------
@@ -733,6 +948,7 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
     _check_alpha(alpha)
     tau = _check_tau(tau)
     _check_options(normalize, cf_scaling, ties)
+    _check_execution(n_jobs, chunk_size, progress)
     if not isinstance(include_centers, (bool, np.bool_)):
         raise TypeError(f"include_centers={include_centers!r} must be True or False.")
     frame = _as_frame(X, "X")
@@ -755,7 +971,7 @@ def situation_testing(X, protected, y_hat, *, k: int, X_cf=None, y_hat_cf=None, 
     protected = _mask(protected, n, "protected")
     reference = None if reference is None else _mask(reference, n, "reference")
     groups = _build_groups(frame, protected, k, _positional(X_cf), reference, categorical, normalize, cf_scaling,
-                           ties)
+                           ties, n_jobs, chunk_size, progress)
     k = groups.k
     refused = ~y_hat
     neg_c = refused[groups.control].sum(axis=1).astype(float)

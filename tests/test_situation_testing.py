@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recourselab.situation_testing import (
+    _k_nearest_naive,
     build_groups,
     counterfactual_fairness,
     situation_distance_transform,
@@ -605,3 +606,148 @@ def test_cf_scaling_refit_without_counterfactuals_is_rejected_by_the_transform()
 def test_ties_unknown_is_rejected():
     with pytest.raises(ValueError, match=r"ties='random' must be 'row'.*or 'bitwise'"):
         situation_testing(X6, P6, Y6, k=1, ties="random")
+
+
+# --- Scale (issue 17): the cKDTree search in chunks must give exactly the groups of the original search ---
+
+legacy_adapter = _k_nearest_naive  # the search before issue 17, kept in the package as the reference
+
+
+def legacy(function, *args, **kwargs):
+    """``function`` (build_groups or situation_testing) run with the legacy neighbour search."""
+    import recourselab.situation_testing as module
+
+    saved = module._k_nearest
+    module._k_nearest = legacy_adapter
+    try:
+        return function(*args, **kwargs)
+    finally:
+        module._k_nearest = saved
+
+
+OPTIONS = [dict(), dict(normalize="std"), dict(ties="bitwise"), dict(normalize="std", ties="bitwise"),
+           dict(counterfactual=True), dict(counterfactual=True, normalize="std", cf_scaling="refit"),
+           dict(counterfactual=True, normalize="std", cf_scaling="refit", ties="bitwise"),
+           dict(counterfactual=True, ties="bitwise")]
+
+
+@st.composite
+def tied_tables(draw):
+    """Integer-valued columns (1 to 4 of them, 2 to 5 levels) and maybe a category: many tied distances."""
+    n = draw(st.integers(12, 90))
+    p = draw(st.integers(1, 4))
+    levels = draw(st.integers(2, 5))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.integers(0, levels, size=(n, p)).astype(float), columns=[f"c{j}" for j in range(p)])
+    if draw(st.booleans()):
+        frame["colour"] = rng.choice(["red", "blue", "green"], size=n)
+    protected = rng.random(n) < draw(st.floats(0.2, 0.8))
+    protected[:3], protected[-3:] = True, False
+    shift = rng.integers(0, 2, size=(n, p)).astype(float)
+    frame_cf = frame.copy()
+    frame_cf[frame.columns[:p]] = frame.iloc[:, :p].to_numpy() + shift
+    k = draw(st.integers(1, min(int(protected.sum()) - 1, int((~protected).sum()), 12)))
+    return frame, frame_cf, protected, rng.random(n) < 0.5, k
+
+
+@given(tied_tables(), st.sampled_from(OPTIONS), st.integers(1, 40), st.sampled_from([0, 1, 2, 32]),
+       st.sampled_from([1, 7, 1000]))
+def test_chunked_ckdtree_search_equals_the_legacy_search_on_tied_data(data, options, chunk_size, max_spare, pilot):
+    import recourselab.situation_testing as module
+
+    frame, frame_cf, protected, _, k = data
+    options = dict(options)
+    X_cf = frame_cf if options.pop("counterfactual", False) else None
+    expected = legacy(build_groups, frame, protected, k=k, X_cf=X_cf, **options)
+    saved = module._MAX_SPARE, module._PILOT
+    module._MAX_SPARE, module._PILOT = max_spare, pilot   # 0 spare neighbours: every query takes the radius path
+    try:
+        got = build_groups(frame, protected, k=k, X_cf=X_cf, chunk_size=chunk_size, **options)
+    finally:
+        module._MAX_SPARE, module._PILOT = saved
+    np.testing.assert_array_equal(got.control, expected.control)
+    np.testing.assert_array_equal(got.test, expected.test)
+
+
+@pytest.fixture(scope="module")
+def loan_slice():
+    """A 20,000-row slice of the benchmark's synthetic loan table (salary on a grid of 500s: tied distances)."""
+    from recourselab.datasets import make_loan_scm
+
+    world = make_loan_scm(20_000, random_state=3)
+    X = world.frame[list(world.features)].assign(
+        age=np.random.default_rng(3).integers(18, 76, size=20_000).astype(float))
+    cf = world.true_counterfactual({"gender": 0})
+    X_cf = X.assign(**{c: cf[c] for c in world.features})
+    return (X, X_cf, world.frame["gender"].to_numpy() == 1, world.frame[world.target].to_numpy(),
+            cf[world.target].to_numpy())
+
+
+@pytest.mark.parametrize("options", [dict(), dict(counterfactual=True, include_centers=True),
+                                     dict(counterfactual=True, normalize="std", cf_scaling="refit",
+                                          ties="bitwise")])
+def test_situation_testing_at_scale_equals_the_legacy_search(loan_slice, options):
+    X, X_cf, protected, y_hat, y_cf = loan_slice
+    options = dict(options)
+    if options.pop("counterfactual", False):
+        options.update(X_cf=X_cf, y_hat_cf=y_cf)
+    expected = legacy(situation_testing, X, protected, y_hat, k=15, **options)
+    got = situation_testing(X, protected, y_hat, k=15, chunk_size=3000, **options)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_threads_give_the_same_groups(loan_slice):
+    X, X_cf, protected, _, _ = loan_slice
+    one = build_groups(X.iloc[:4000], protected[:4000], k=15, X_cf=X_cf.iloc[:4000])
+    two = build_groups(X.iloc[:4000], protected[:4000], k=15, X_cf=X_cf.iloc[:4000], n_jobs=2, chunk_size=500)
+    np.testing.assert_array_equal(one.control, two.control)
+    np.testing.assert_array_equal(one.test, two.test)
+
+
+def test_a_local_dask_cluster_gives_the_same_results(loan_slice):
+    pytest.importorskip("distributed", reason="the Dask route needs dask[distributed]: pip install recourselab[dask]")
+    import joblib
+    from distributed import Client, LocalCluster, get_task_stream
+
+    X, X_cf, protected, y_hat, y_cf = (v[:5000] for v in loan_slice)
+    options = dict(X_cf=X_cf, y_hat_cf=y_cf, include_centers=True)
+    expected = situation_testing(X, protected, y_hat, k=15, **options)
+    with LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster, \
+            Client(cluster) as client, get_task_stream(client) as stream:
+        with joblib.parallel_config(backend="dask"):
+            got = situation_testing(X, protected, y_hat, k=15, chunk_size=400, **options)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert len(stream.data) >= 2   # the chunks of both searches ran as Dask tasks (joblib may batch them)
+
+
+def test_progress_bar_reports_the_chunks_and_changes_nothing(capsys):
+    X = pd.DataFrame({"a": np.arange(40.0) % 7, "b": np.arange(40.0) % 3})
+    protected = np.arange(40) % 2 == 0
+    quiet = build_groups(X, protected, k=3)
+    shown = build_groups(X, protected, k=3, chunk_size=5, progress=True)
+    err = capsys.readouterr().err
+    assert "situation testing" in err and "8/8" in err   # 20 complainants in chunks of 5, two searches
+    np.testing.assert_array_equal(quiet.control, shown.control)
+    np.testing.assert_array_equal(quiet.test, shown.test)
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True, "2"])
+def test_bad_n_jobs_is_rejected(n_jobs):
+    with pytest.raises(ValueError, match=rf"n_jobs={n_jobs!r} must be None.*a positive integer"):
+        situation_testing(X6, P6, Y6, k=1, n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("chunk_size", [0, -5, 2.0, False])
+def test_bad_chunk_size_is_rejected(chunk_size):
+    with pytest.raises(ValueError, match=rf"chunk_size={chunk_size!r} must be None.*integer >= 1"):
+        build_groups(X6, P6, k=1, chunk_size=chunk_size)
+
+
+def test_progress_must_be_a_bool():
+    with pytest.raises(TypeError, match="progress='yes' must be True or False"):
+        situation_testing(X6, P6, Y6, k=1, progress="yes")
+
+
+def test_n_jobs_minus_one_uses_all_cores_and_changes_nothing():
+    assert build_groups(X6, P6, k=1, n_jobs=-1).control.tolist() == build_groups(X6, P6, k=1).control.tolist()
