@@ -104,3 +104,23 @@ def test_the_prose_check_finds_typed_numbers_and_spares_glued_ones():
     found = [m.group(0) for _, clean in _prose_paragraphs(text) for m in NUMBER.finditer(clean)]
     assert found == ["4.10", "0.3"]  # the last paragraph is exempted by the test itself, not by the scanner
     assert [m.group(0) for m in NUMBER.finditer("a share of 58% and 45 %")] == ["58%", "45 %"]
+
+
+def _normalize_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("normalize_chapters", BOOK.parent / "tools" / "normalize_chapters.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NORMALIZE = _normalize_module()  # tools/normalize_chapters.py, the one definition of "as jupytext writes it"
+
+
+@pytest.mark.parametrize("path", NORMALIZE.notebooks(), ids=lambda p: p.stem)
+def test_chapter_is_stored_as_jupytext_writes_it(path):
+    """Opening and saving a chapter in JupyterLab (jupytext) must change no byte (issue 15, item 3)."""
+    text = path.read_text()
+    assert NORMALIZE.normalized(text) == text, (
+        f"{path.name} is not in the form jupytext writes; run `.venv/bin/python tools/normalize_chapters.py`")
