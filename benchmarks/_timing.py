@@ -136,3 +136,74 @@ class Results:
         path = RESULTS_DIR / f"{self.script}.json"
         path.write_text(json.dumps(_plain(out), indent=1, ensure_ascii=False) + "\n")
         return path
+
+
+def save_merged(results: Results) -> Path:
+    """Merge one partial run (e.g. a script's ``--only`` part) into the script's saved JSON and return its path.
+
+    The tables, values and targets of ``results`` replace those of the same key;
+    every other key of the last full run is kept, with its date and repeats. The
+    partial run's seconds are added to ``total_seconds``, and its date, seconds,
+    keys and repeat spreads are appended to the list ``"partial runs"``. Without
+    a saved file this is ``results.save()``.
+    """
+    path = RESULTS_DIR / f"{results.script}.json"
+    if not path.exists():
+        return results.save()
+    out = json.loads(path.read_text())
+    seconds = round(time.perf_counter() - results._start, 2)
+    for part in ("tables", "values", "targets"):
+        out[part].update(_plain(getattr(results, part)))
+    keys = [*results.tables, *results.values, *results.targets]
+    earlier = [run for run in out.get("partial runs", []) if run["keys"] == keys]   # a re-run replaces them
+    out["partial runs"] = [run for run in out.get("partial runs", []) if run["keys"] != keys]
+    out["total_seconds"] = round(out["total_seconds"] - sum(run["seconds"] for run in earlier) + seconds, 2)
+    spreads = [max(t) / min(t) - 1 for t in _REPEATS if min(t) > 0]
+    out["partial runs"].append(_plain({
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
+        "seconds": seconds, "keys": keys,
+        "repeats": {"measurements": len(spreads), "max spread": max(spreads) if spreads else None}}))
+    path.write_text(json.dumps(_plain(out), indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def _status_mb(field: str):
+    """One memory field of /proc/self/status in MB (Linux), or None elsewhere."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def start_memory_peak():
+    """Reset this process's peak resident memory (Linux) and return the resident memory now, in MB.
+
+    Pair it with ``memory_peak()`` after the calls to measure: their peak is
+    ``memory_peak()``, and what the calls added on top of what the process
+    already held is the difference. Returns None where the kernel does not allow
+    the reset (then ``memory_peak()`` is the process's peak since it started).
+    """
+    try:
+        Path("/proc/self/clear_refs").write_text("5")   # 5 = reset the peak resident set size
+    except OSError:
+        return None
+    return _status_mb("VmRSS")
+
+
+def memory_peak():
+    """Peak resident memory of this process in MB since ``start_memory_peak()`` (or since it started)."""
+    import resource  # here, so the module's imports stay as they were
+
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def shared_machine_note(load: float) -> str:
+    """The note a table gets when other jobs ran beside the benchmark (1-minute load average above 1.5)."""
+    if load <= 1.5:
+        return ""
+    return (f"; the machine was shared with other jobs (1-minute load average up to {load:.1f} on "
+            f"{os.cpu_count()} cores), so the times are upper bounds")

@@ -21,6 +21,11 @@ Run with ``make bench`` (or ``.venv/bin/python benchmarks/cec.py``); about two m
    the CEC term against without it (median of 5 epochs after compilation), for
    20 features (the synthetic data) and 63 (German Credit one-hot), and with
    the straightforward autodiff IG inside the loss for comparison.
+5. Growth table for the matching of part 1: Adult subsamples of 4,000, 8,000
+   and 16,000 rows and all 32,561 rows, each size in a fresh process: seconds
+   (best of 3), microseconds per row, peak memory during the calls and what
+   they added, and the growth exponent. ``--only growth`` runs this part alone
+   (about 20 s) and merges it into the saved JSON.
 
 Why the CEC epoch cannot be ~3x a plain epoch on a CPU. A plain step costs
 about 3 (d h1 + h1 h2) multiply-adds per row (forward and backward): 32 k for
@@ -49,6 +54,10 @@ CPU backend) and (b) splitting each batch's CEC term into smaller blocks for
 the cache (no measurable gain); neither is used.
 """
 
+import argparse
+import concurrent.futures
+import multiprocessing
+import os
 import time
 
 import jax
@@ -59,7 +68,16 @@ import pandas as pd
 from recourselab import cec
 from recourselab.datasets import load_adult, load_german_credit, make_cec_synthetic
 
-from _timing import Results, growth_exponent, machine, note_repeats
+from _timing import (
+    Results,
+    growth_exponent,
+    machine,
+    memory_peak,
+    note_repeats,
+    save_merged,
+    shared_machine_note,
+    start_memory_peak,
+)
 
 results = Results(__file__)
 
@@ -284,10 +302,71 @@ def german_benchmark():
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
 
+# --------------------------------------------------------------------------- 5. matching growth table
+GROWTH_SIZES = (4_000, 8_000, 16_000, None)   # None = all of Adult (32,561 rows)
+
+
+def matching_growth_point(n):
+    """Best of 3 matchings on an Adult subsample of n rows (all rows if None), in this (fresh) process."""
+    data = load_adult()
+    frame, y_all = data.frame, data.y.to_numpy()
+    X = pd.concat([frame[["capital_gain", "capital_loss", "hours_per_week"]].astype(float),
+                   pd.get_dummies(frame["occupation"], prefix="occ", dtype=float)], axis=1)
+    financial = list(X.columns)
+    take = (np.arange(len(X)) if n is None else
+            np.sort(np.random.default_rng(1).choice(len(X), n, replace=False)))
+    X, y, a = X.iloc[take], y_all[take], frame["sex"].to_numpy()[take]
+    before = start_memory_peak()
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        match = cec.match_counterfactuals(X, y, a, financial)
+        times.append(time.perf_counter() - start)
+    peak = memory_peak()
+    return {"rows": len(X), "seconds": min(times), "µs per row": 1e6 * min(times) / len(X),
+            "coverage": match.coverage, "peak memory MB": peak,
+            "added by the call MB": None if before is None else peak - before, "repeats": times}
+
+
+def matching_growth_benchmark():
+    load = os.getloadavg()[0]
+    context = multiprocessing.get_context("spawn")
+    rows = []
+    for n in GROWTH_SIZES:
+        load = max(load, os.getloadavg()[0])
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+            point = pool.submit(matching_growth_point, n).result()
+        note_repeats(point.pop("repeats"))
+        rows.append(point)
+    load = max(load, os.getloadavg()[0])
+    table = pd.DataFrame(rows)
+    shared = shared_machine_note(load)
+    title = ("growth table: match_counterfactuals on Adult subsamples up to all rows (18 financial columns; "
+             "protected: sex), each size in a fresh process")
+    results.table("matching growth", title, table,
+                  note="best of 3; peak memory = peak resident memory of a fresh process (Adult loaded, JAX "
+                       "imported) during the three calls; added by the call = that peak minus the resident memory "
+                       "just before them" + shared)
+    growth = results.value("growth exponent: matching 4,000-32,561 rows",
+                           growth_exponent(table["rows"], table["seconds"]))
+    print(f"\n5. {title}")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
+    print(f"   growth exponent in n: {growth:.2f}")
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["growth"], help="run only part 5 (the matching growth table) and merge "
+                        "its results into the saved benchmarks/results/cec.json, keeping the other parts' results")
+    only = parser.parse_args().only
     print(f"machine: {machine()}; jax {jax.__version__} on {jax.default_backend()}\n")
-    matching_benchmark()
-    ig_benchmark()
-    german_benchmark()
-    training_benchmark()
-    results.save()
+    if only == "growth":
+        matching_growth_benchmark()
+        save_merged(results)
+    else:
+        matching_benchmark()
+        ig_benchmark()
+        german_benchmark()
+        training_benchmark()
+        matching_growth_benchmark()
+        results.save()

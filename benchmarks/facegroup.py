@@ -12,8 +12,19 @@ Run with ``make bench`` (or ``.venv/bin/python benchmarks/facegroup.py``).
 3. Greedy selection (Problem 1) on 5,000 factuals x 5,000 candidates with hop
    costs from the 10k-row graph, against a non-lazy greedy over Python sets at
    2,000 x 2,000.
+4. Growth table: the graph build of part 1 on Adult samples of 5,000, 10,000
+   and 20,000 rows and on the full 32,561 rows, each size in a fresh process
+   (so the peak memory is that size's own): seconds (one run), edges, seconds
+   per edge (at a fixed epsilon the edges grow about as n^2), peak memory
+   during the build and what the build added, and the growth exponents of
+   time, edges and seconds per edge. Takes about 80 s on 2 cores; ``--only growth``
+   runs this part alone and merges it into the saved JSON.
 """
 
+import argparse
+import concurrent.futures
+import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -24,7 +35,16 @@ from recourselab.datasets import load_adult
 from recourselab.graph import build_feasibility_graph
 from recourselab.groupcf import max_coverage
 
-from _timing import Results, best_time, growth_exponent, machine
+from _timing import (
+    Results,
+    best_time,
+    growth_exponent,
+    machine,
+    memory_peak,
+    save_merged,
+    shared_machine_note,
+    start_memory_peak,
+)
 
 EPSILON = 0.5
 
@@ -64,8 +84,16 @@ def naive_greedy(C, k, d):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["growth"], help="run only part 4 (the growth table) and merge its "
+                        "results into the saved benchmarks/results/facegroup.json, keeping the other parts' results")
+    only = parser.parse_args().only
     results = Results(__file__)
     print(f"machine: {machine()}\n")
+    if only == "growth":
+        growth_benchmark(results)
+        save_merged(results)
+        return
     data = load_adult()
     encoder = data.encoder().fit(data.frame)
     Z_all = encoder.transform(data.frame)
@@ -137,7 +165,66 @@ def main():
     results.value("speed-up: greedy vs naive (2,000 x 2,000)", naive2 / ours2)
     print(f"3. {title}; hop costs of 5,000 x 5,000 pairs took {cost_seconds:.1f} s")
     print(greedy_table.to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
+    print()
+    growth_benchmark(results)
     results.save()
+
+
+# --------------------------------------------------------------------------- 4. growth table
+GROWTH_SIZES = (5_000, 10_000, 20_000, None)   # None = all of Adult (32,561 rows)
+
+
+def growth_point(n):
+    """One graph build on an Adult sample of n rows (all rows if None), in this (fresh) process."""
+    data = load_adult()
+    encoder = data.encoder().fit(data.frame)
+    Z_all = encoder.transform(data.frame)
+    Z = Z_all if n is None else Z_all[np.random.default_rng(0).choice(len(Z_all), n, replace=False)]
+    before = start_memory_peak()
+    start = time.perf_counter()
+    graph = build_feasibility_graph(Z, EPSILON, encoder=encoder, weighting="kde")
+    seconds = time.perf_counter() - start
+    peak = memory_peak()
+    return {"rows": len(Z), "edges": int(graph.n_edges), "edges per row": graph.n_edges / len(Z),
+            "seconds": seconds, "µs per edge": 1e6 * seconds / graph.n_edges,
+            "peak memory MB": peak, "added by the build MB": None if before is None else peak - before}
+
+
+def measure(n):
+    """``growth_point`` in a fresh spawned process."""
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        return pool.submit(growth_point, n).result()
+
+
+def growth_benchmark(results):
+    load = os.getloadavg()[0]
+    rows = []
+    for n in GROWTH_SIZES:
+        load = max(load, os.getloadavg()[0])
+        rows.append(measure(n))
+        print(f"  {rows[-1]['rows']:>6,} rows: {rows[-1]['seconds']:.1f} s, {rows[-1]['edges']:,} edges, "
+              f"peak {rows[-1]['peak memory MB']:.0f} MB")
+    load = max(load, os.getloadavg()[0])
+    table = pd.DataFrame(rows)
+    # this script keeps one core busy (load about 1); more means other jobs ran at the same time
+    shared = shared_machine_note(load)
+    title = (f"growth table: build_feasibility_graph on Adult samples up to all rows (epsilon={EPSILON}, "
+             "KDE weights), each size in a fresh process")
+    results.table("graph growth", title, table,
+                  note="one run per size; peak memory = peak resident memory of a fresh process (Adult loaded "
+                       "and encoded) during the build; added by the build = that peak minus the resident memory "
+                       "just before it" + shared)
+    growth = results.value("growth exponent: graph build 5,000-32,561 rows",
+                           growth_exponent(table["rows"], table["seconds"]))
+    edge_growth = results.value("growth exponent: edges 5,000-32,561 rows",
+                                growth_exponent(table["rows"], table["edges"]), note="number of edges against rows")
+    per_edge = results.value("growth exponent: seconds per edge 5,000-32,561 rows",
+                             growth_exponent(table["rows"], table["µs per edge"]),
+                             note="0 = the time is proportional to the number of edges")
+    print(f"4. {title}")
+    print(table.to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
+    print(f"growth exponent in n: time {growth:.2f}, edges {edge_growth:.2f}, seconds per edge {per_edge:.2f}")
 
 
 if __name__ == "__main__":
