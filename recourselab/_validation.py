@@ -3,6 +3,9 @@
 * :func:`check_int`, :func:`check_integers`, :func:`check_real`, :func:`plain`:
   scalar and integer-array arguments (a fractional count is an error, never
   truncated; bools are not counts);
+* :func:`check_unit_interval`: a share or probability in [0, 1] (or (0, 1));
+* :func:`check_rng`: ``random_state`` as a numpy Generator (None, an int seed
+  >= 0 or a Generator; a float is never truncated to a seed);
 * :func:`check_cost_matrix`: the cost matrix ``C`` of groupcf and burden;
 * :func:`check_do` and :func:`restore_dtype`: interventions on a DAG and the
   dtype of the columns they change, shared by the fitted SCM
@@ -20,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_real", "plain",
-           "restore_dtype"]
+__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_real",
+           "check_rng", "check_unit_interval", "plain", "restore_dtype"]
 
 
 def plain(value):
@@ -83,6 +86,27 @@ def check_real(value, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}={plain(value)!r} must be a number.")
     return float(value)
+
+
+def check_unit_interval(value, name: str, *, open_interval: bool = False) -> float:
+    """A number in [0, 1] (``open_interval=True``: strictly inside); NaN, inf and bools are errors."""
+    interval = "(0, 1)" if open_interval else "[0, 1]"
+    number = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+    if not number or not ((0 < value < 1) if open_interval else (0 <= value <= 1)):
+        raise ValueError(f"{name}={plain(value)!r} must lie in {interval}.")
+    return float(value)
+
+
+def check_rng(random_state) -> np.random.Generator:
+    """``random_state`` as a numpy Generator: None (fresh entropy), an int seed >= 0, or a Generator (used as is)."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"random_state={random_state!r} must be None, an int seed or a numpy.random.Generator "
+                        "(floats are not truncated to a seed).")
+    if random_state < 0:
+        raise ValueError(f"random_state={random_state!r} must be an int >= 0 (a seed for numpy).")
+    return np.random.default_rng(int(random_state))
 
 
 def check_cost_matrix(C) -> np.ndarray:

@@ -57,6 +57,7 @@ import pandas as pd
 from scipy.stats import norm, truncnorm
 from tqdm.auto import tqdm
 
+from ._validation import check_rng, check_unit_interval
 from .counterfactuals import NO_COUNTERFACTUAL
 
 __all__ = [
@@ -246,17 +247,6 @@ def _check_eps(eps) -> float:
     return float(eps)
 
 
-def _check_rng(random_state) -> np.random.Generator:
-    if random_state is None or isinstance(random_state, np.random.Generator):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state={random_state!r} must be None, an int seed or a numpy.random.Generator "
-                        "(floats are not truncated to a seed).")
-    if random_state < 0:
-        raise ValueError(f"random_state={random_state!r} must be an int >= 0 (a seed for numpy).")
-    return np.random.default_rng(random_state)
-
-
 def _check_count(value, name: str, minimum: int = 1) -> int:
     """A count given as a Python or numpy integer (floats are rejected, even whole ones)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
@@ -265,16 +255,10 @@ def _check_count(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def _check_unit_interval(x, name: str) -> float:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) or not (0 <= x <= 1):
-        raise ValueError(f"{name}={x!r} must lie in [0, 1].")
-    return float(x)
-
-
 def _check_levels(values, name: str) -> tuple:
     """A sequence of distinct levels in [0, 1] (one number is one level)."""
     values = (values,) if isinstance(values, numbers.Real) else tuple(values)
-    levels = tuple(_check_unit_interval(x, name) for x in values)
+    levels = tuple(check_unit_interval(x, name) for x in values)
     duplicated = sorted({f"{x:g}" for x in levels if sum(f"{y:g}" == f"{x:g}" for y in levels) > 1})
     if duplicated:
         raise ValueError(f"{name} repeats the level(s) {duplicated}; each level names a method in the table, so give "
@@ -1199,7 +1183,7 @@ def robust_recourse(ce_samples, rho) -> np.ndarray:
         samples = samples[:, None]
     if samples.ndim != 2 or samples.shape[0] == 0:
         raise ValueError(f"ce_samples has shape {samples.shape}; give an array (n_samples, n) with n_samples >= 1.")
-    rho = _check_unit_interval(rho, "rho")
+    rho = check_unit_interval(rho, "rho")
     k = max(1, math.ceil(rho * samples.shape[0] - 1e-12))   # guard against 0.7 * 10 = 7.000000000000001
     return np.partition(samples, k - 1, axis=0)[k - 1]
 
@@ -1310,12 +1294,12 @@ def monte_carlo_recourse(m_i, w_i, sampler: Callable, n_samples: int, rho, *, po
         raise ValueError(f"m_i={m_i!r} must be a probability in [0, 1] (the applicant's current probability).")
     w_i = _check_capacity(w_i, "w_i") if policy == "knapsack" else 1
     n_samples = _check_count(n_samples, "n_samples")
-    rho = _check_unit_interval(rho, "rho")
+    rho = check_unit_interval(rho, "rho")
     if not callable(sampler):
         raise TypeError(f"sampler must be a function rng -> (others_proba, others_weights, capacity, utility), "
                         f"got {type(sampler).__name__}.")
     eps = _check_eps(eps)
-    rng = _check_rng(random_state)
+    rng = check_rng(random_state)
     samples = np.empty(n_samples)
     caps = np.empty(n_samples, dtype=np.int64)
     for j in range(n_samples):
@@ -1380,9 +1364,9 @@ def noisy_recourse(proba, weights, capacity, sigma, p, *, policy: str, utility, 
     r = _check_capacity(capacity)
     if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (math.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma={sigma!r} must be a finite number >= 0 (the budget distribution's sd).")
-    p = _check_unit_interval(p, "p")
+    p = check_unit_interval(p, "p")
     n_samples = _check_count(n_samples, "n_samples")
-    rng = _check_rng(random_state)
+    rng = check_rng(random_state)
     z = float(norm.ppf((1 + p) / 2))
     if sigma == 0 or z == 0:
         noise = np.zeros(n_samples)
@@ -1483,7 +1467,7 @@ class BudgetDistribution:
     def sample(self, n: int, random_state=None) -> np.ndarray:
         """``n`` budgets: normal draws rounded to integers and clipped at 0."""
         n = _check_count(n, "n", minimum=0)
-        rng = _check_rng(random_state)
+        rng = check_rng(random_state)
         return np.maximum(np.round(rng.normal(self.mean, self.std, size=int(n))), 0).astype(np.int64)
 
 
@@ -1818,7 +1802,7 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     problems = list(problems)
     if not problems:
         raise ValueError("problems is empty; give at least one array of applicant positions.")
-    rng = _check_rng(random_state)
+    rng = check_rng(random_state)
     methods = ("static CE", *(f"{r:g}-robust" for r in rhos), *(f"{p:g}-noisy" for p in ps), "optimistic")
     rows, current = [], []
     for number, members in enumerate(tqdm(problems, disable=not progress, desc="problems", unit="problem")):
@@ -2020,7 +2004,7 @@ def prune_move(model, z_from, z_to, m_prime, encoder) -> np.ndarray:
     b = check_encoded(np.atleast_2d(z_to), "z_to", encoder.n_columns)
     if len(a) != 1 or len(b) != 1:
         raise ValueError(f"prune_move takes one row each; got {len(a)} and {len(b)} rows.")
-    m_prime = _check_unit_interval(m_prime, "m_prime")
+    m_prime = check_unit_interval(m_prime, "m_prime")
     current = b[0].copy()
     if favourable_proba(model, current[None, :])[0] < m_prime:
         raise ValueError(f"z_to scores {favourable_proba(model, current[None, :])[0]:.4f} < m_prime={m_prime:g}; "

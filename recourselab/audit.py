@@ -26,7 +26,6 @@ Everything random takes ``random_state`` (None, an int seed or a
 from __future__ import annotations
 
 import itertools
-import math
 import numbers
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
+from ._validation import check_rng, check_unit_interval
 from .datasets import Dataset
 from .models import TrainedModel, _as_seed, make_classifier, split_dataset
 
@@ -64,21 +64,6 @@ def _mask(values, name: str, n: int | None = None) -> np.ndarray:
         if np.isin(array, (0, 1)).all():
             return array.astype(bool)
     raise ValueError(f"{name} must hold True/False (or 0/1) values, found {pd.unique(array.ravel())[:5].tolist()}.")
-
-
-def _share(value, name: str, *, open_right: bool = False) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name}={value!r} must be a finite number in [0, 1].")
-    if not 0 <= value <= 1 or (open_right and value in (0, 1)):
-        interval = "(0, 1)" if open_right else "[0, 1]"
-        raise ValueError(f"{name}={value!r} must lie in {interval}.")
-    return float(value)
-
-
-def _rng(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    return np.random.default_rng(_as_seed(random_state))
 
 
 # --------------------------------------------------------------------------- planted bias
@@ -155,12 +140,12 @@ def plant_label_bias(labels, protected, rate: float, *, random_state=0) -> Label
         raise ValueError(f"labels must hold 0/1 (1 = favourable), found {pd.unique(y)[:5].tolist()}.")
     y = y.astype(int)
     protected = _mask(protected, "protected", len(y))
-    rate = _share(rate, "rate")
+    rate = check_unit_interval(rate, "rate")
     candidates = np.flatnonzero(protected & (y == 1))
     if rate > 0 and len(candidates) == 0:
         raise ValueError("the protected group has no favourable label to flip; check protected (is it the right "
                          "group?) or use rate=0.")
-    chosen = _rng(random_state).choice(candidates, int(round(rate * len(candidates))), replace=False)
+    chosen = check_rng(random_state).choice(candidates, int(round(rate * len(candidates))), replace=False)
     flipped = np.zeros(len(y), bool)
     flipped[chosen] = True
     return LabelBias(labels=np.where(flipped, 0, y), flipped=flipped, protected=protected, rate=rate)
@@ -261,7 +246,7 @@ def train_on_biased_history(dataset: Dataset, *, protected_value, rate: float, c
     if protected_value not in values:
         raise ValueError(f"protected_value={protected_value!r} does not occur in column {column!r}; its values are "
                          f"{values[:10]}.")
-    rate = _share(rate, "rate")
+    rate = check_unit_interval(rate, "rate")
     seed = _as_seed(random_state)
     train, test = split_dataset(dataset, test_size=test_size, random_state=seed)
     bias = plant_label_bias(train[dataset.target].to_numpy(), train[column].to_numpy() == protected_value, rate,
@@ -400,7 +385,7 @@ def overlap_vs_chance(flags_a, flags_b, population=None, *, confidence: float = 
     a = _mask(flags_a, "flags_a")
     b = _mask(flags_b, "flags_b", len(a))
     population = np.ones(len(a), bool) if population is None else _mask(population, "population", len(a))
-    confidence = _share(confidence, "confidence", open_right=True)
+    confidence = check_unit_interval(confidence, "confidence", open_interval=True)
     n_boot = _check_boot(n_boot)
     a, b = a[population], b[population]
     n = len(a)
@@ -415,7 +400,7 @@ def overlap_vs_chance(flags_a, flags_b, population=None, *, confidence: float = 
     lift = observed / expected if expected > 0 else float("nan")
     lift_low = lift_high = float("nan")
     if n_boot:
-        rows = _rng(random_state).integers(0, n, size=(n_boot, n))
+        rows = check_rng(random_state).integers(0, n, size=(n_boot, n))
         A, B = a[rows], b[rows]
         both = (A & B).sum(axis=1)
         chance = A.sum(axis=1) * B.sum(axis=1) / n

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from scipy import sparse
 from tqdm.auto import tqdm
 
 from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
-from ._validation import check_cost_matrix, check_int, check_labels, check_real, plain
+from ._validation import check_cost_matrix, check_int, check_labels, check_real, check_rng, plain
 from .counterfactuals import NO_COUNTERFACTUAL as _NONE
 
 __all__ = [
@@ -325,19 +324,6 @@ def _check_method(method) -> str:
 def _need(c: float, n: int) -> int:
     """Factuals to cover for a share c of n (the 1e-9 absorbs round-off: 0.07 * 100 = 7.000000000000001)."""
     return max(1, math.ceil(c * n - 1e-9))
-
-
-def _rng(random_state):
-    if random_state is None or isinstance(random_state, np.random.Generator):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
-        # default_rng would also take lists of ints or bools; one documented form only, and no
-        # fractional seed (1.7) rounded silently
-        raise TypeError(f"random_state={random_state!r} must be None, an int or a numpy.random.Generator, "
-                        f"not {type(random_state).__name__}.")
-    if random_state < 0:
-        raise ValueError(f"random_state={random_state} must be >= 0 (a seed for numpy.random.default_rng).")
-    return np.random.default_rng(int(random_state))
 
 
 def _components(C: np.ndarray, factual_component, candidate_component):
@@ -816,7 +802,7 @@ def _min_max_cost_core(C, k, need, method, deadline, random_state, progress, par
                      f"needed for coverage {share}; lower c or provide more candidates (status 'infeasible').")
     if method == "greedy":
         if ff is None:
-            priority = None if random_state is None else _rng(random_state).permutation(C.shape[1])
+            priority = None if random_state is None else check_rng(random_state).permutation(C.shape[1])
             ff = _FarthestFirst(C, priority)
         if values is None:
             values = np.unique(C[np.isfinite(C)])
@@ -978,7 +964,7 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
     c = _check_c(c)
     method = _check_method(method)
     time_limit = check_time_limit(time_limit)
-    _rng(random_state)  # validate early, also where the MIP ignores it
+    check_rng(random_state)  # validate early, also where the MIP ignores it
     need = _need(c, C.shape[0])
     parameters = {"k": k, "c": c, "need": need, "method": method}
     if method == "mip":
@@ -1124,7 +1110,7 @@ def min_max_cost_by_component(C, factual_component, candidate_component, k, c, *
     c = _check_c(c)
     method = _check_method(method)
     time_limit = check_time_limit(time_limit)
-    checked = _rng(random_state)  # validate, also where the MIP ignores it
+    checked = check_rng(random_state)  # validate, also where the MIP ignores it
     rng = checked if (method == "greedy" and random_state is not None) else None
     deadline = Deadline(time_limit)
     out, unsolved = {}, []
