@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import time
 import warnings
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ __all__ = [
     "fair_representation",
     "ranked_fair_representation",
     "recourse_fairness_ratio",
+    "best_ratio_with_one_more",
     "ranked_recourse_fairness",
     "RaguelResult",
     "raguel",
@@ -428,6 +430,75 @@ def recourse_fairness_ratio(costs, groups) -> float:
     c, codes, labels = _costs_groups(costs, groups)
     G = len(labels)
     return _rho(np.bincount(codes, weights=c, minlength=G), np.bincount(codes, minlength=G).astype(float))
+
+
+def best_ratio_with_one_more(costs, groups, group, *, below: float) -> float:
+    """The largest rho that adding one member of ``group``, with a cost in [0, ``below``), can give.
+
+    This is the question RAGUEL with ``beta`` asks when it extends a prefix:
+    is there any candidate of the group the prefix needs whose (modified)
+    cost lets the prefix keep :math:`\rho \\ge 1 - \beta`? Adding cost
+    :math:`c` to group :math:`g` moves only its mean,
+    :math:`\\mu_g(c) = (S_g + c) / (n_g + 1)`, upward and linearly. With
+    :math:`m \\le M` the smallest and largest mean of the other groups,
+    :math:`\rho(c) = \\min(\\mu_g, m) / \\max(\\mu_g, M)` rises while
+    :math:`\\mu_g < m`, is flat at :math:`m / M` between them and falls once
+    :math:`\\mu_g > M`; so its supremum over the interval is its value at one
+    of the ends or where :math:`\\mu_g` reaches :math:`m` or :math:`M` (each
+    clipped to the interval), and no search over costs is needed. At
+    ``below`` itself the value is a supremum (the candidate must stay
+    strictly below: it overtakes the applicant whose cost is ``below``).
+
+    Parameters
+    ----------
+    costs : array of float >= 0, shape (n,)
+        Costs of the records already in the prefix.
+    groups : array of labels, shape (n,)
+    group : label
+        The group of the record to add (it may be absent from ``groups``).
+    below : float > 0
+        The added cost lies in ``[0, below)``.
+
+    Returns
+    -------
+    float
+        The supremum of :func:`recourse_fairness_ratio` over the added cost;
+        NaN if the prefix and the new record hold a single group.
+
+    Examples
+    --------
+    Two applicants of group "a" with costs 1 and 3 (mean 2): a "b" record
+    can match that mean only with a cost of 2, so below 1.5 the best is 1.5 / 2.
+
+    >>> best_ratio_with_one_more([1.0, 3.0], ["a", "a"], "b", below=1.5)
+    0.75
+    >>> best_ratio_with_one_more([1.0, 3.0], ["a", "a"], "b", below=5.0)
+    1.0
+    """
+    below = float(below) if isinstance(below, numbers.Real) and not isinstance(below, bool) else math.nan
+    if not (math.isfinite(below) and below > 0):
+        raise ValueError(f"below={below!r} must be a positive finite cost (the added cost lies in [0, below)).")
+    all_groups = np.append(np.asarray(groups, dtype=object).reshape(-1), np.array([group], dtype=object))
+    if len(pd.unique(all_groups)) < 2:
+        return math.nan  # one group: rho is not defined
+    # validate the prefix and the new record together (a cost of 0 stands in for the new one)
+    c, codes, labels = _costs_groups(np.append(np.asarray(costs, dtype=float).reshape(-1), 0.0), all_groups)
+    c, g = c[:-1], int(codes[-1])
+    sums = np.bincount(codes[:-1], weights=c, minlength=len(labels)).astype(float)
+    counts = np.bincount(codes[:-1], minlength=len(labels)).astype(float)
+    others = [sums[h] / counts[h] for h in range(len(labels)) if h != g and counts[h] > 0]
+    if not others:
+        return math.nan
+    k = counts[g] + 1
+    points = [0.0, below] + [min(max(mu * k - sums[g], 0.0), below) for mu in (min(others), max(others))]
+
+    def rho_with(cost):
+        s2, c2 = sums.copy(), counts.copy()
+        s2[g] += cost
+        c2[g] += 1
+        return _rho(s2, c2)
+
+    return max(rho_with(point) for point in points)
 
 
 def ranked_recourse_fairness(costs_in_order, groups_in_order, beta) -> RankedCheck:

@@ -13,6 +13,7 @@ from recourselab import _linear
 from recourselab.ranking import (
     _Engine,
     _fail_probability,
+    best_ratio_with_one_more,
     fair_adjusted_alpha,
     fair_minimum_table,
     fair_representation,
@@ -745,3 +746,31 @@ def test_fair_rerank_rejects_fractional_positions_and_missing_flags():
         fair_rerank([0, 2, 1], [1, 0, None], p=0.3)
     with pytest.raises(TypeError, match="k=2.7 must be an integer"):
         fair_rerank([0, 2, 1], [1, 0, 0], p=0.3, k=2.7)
+
+
+@settings(max_examples=80, deadline=None)
+@given(costs=st.lists(st.floats(0.5, 10), min_size=1, max_size=8), labels=st.lists(st.sampled_from("abc"),
+       min_size=8, max_size=8), group=st.sampled_from("abc"), below=st.floats(0.01, 12))
+def test_best_ratio_with_one_more_is_the_supremum_over_a_fine_grid(costs, labels, group, below):
+    groups = labels[:len(costs)]
+    best = best_ratio_with_one_more(costs, groups, group, below=below)
+    others = {g: np.mean([c for c, h in zip(costs, groups, strict=True) if h == g]) for g in set(groups) if g != group}
+    if not others:
+        assert np.isnan(best)
+        return
+    # brute force: rho of the prefix plus the new record, at every added cost of a fine grid
+    grid = np.linspace(0, below, 20001)
+    mine = [c for c, h in zip(costs, groups, strict=True) if h == group]
+    mu = (sum(mine) + grid) / (len(mine) + 1)
+    low, high = min(others.values()), max(others.values())
+    scanned = np.minimum(mu, low) / np.maximum(mu, high)
+    assert best >= scanned.max() - 1e-12  # no added cost does better
+    # and the grid comes within its resolution: rho changes by at most 1 / ((n_g + 1) * low) per unit of cost
+    assert best <= scanned.max() + (below / 20000) / ((len(mine) + 1) * low) + 1e-12
+
+
+def test_best_ratio_with_one_more_rejects_a_bad_bound():
+    with pytest.raises(ValueError, match="below=0.0 must be a positive finite cost"):
+        best_ratio_with_one_more([1.0], ["a"], "b", below=0)
+    with pytest.raises(ValueError, match="below=nan"):
+        best_ratio_with_one_more([1.0], ["a"], "b", below=float("nan"))
