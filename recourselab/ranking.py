@@ -432,8 +432,8 @@ def recourse_fairness_ratio(costs, groups) -> float:
     return _rho(np.bincount(codes, weights=c, minlength=G), np.bincount(codes, minlength=G).astype(float))
 
 
-def best_ratio_with_one_more(costs, groups, group, *, below: float) -> float:
-    """The largest rho that adding one member of ``group``, with a cost in [0, ``below``), can give.
+def best_ratio_with_one_more(costs, groups, added_group, *, below: float) -> float:
+    """The largest rho that adding one member of ``added_group``, with a cost in [0, ``below``), can give.
 
     This is the question RAGUEL with ``beta`` asks when it extends a prefix:
     is there any candidate of the group the prefix needs whose (modified)
@@ -454,7 +454,7 @@ def best_ratio_with_one_more(costs, groups, group, *, below: float) -> float:
     costs : array of float >= 0, shape (n,)
         Costs of the records already in the prefix.
     groups : array of labels, shape (n,)
-    group : label
+    added_group : label
         The group of the record to add (it may be absent from ``groups``).
     below : float > 0
         The added cost lies in ``[0, below)``.
@@ -478,7 +478,7 @@ def best_ratio_with_one_more(costs, groups, group, *, below: float) -> float:
     below = float(below) if isinstance(below, numbers.Real) and not isinstance(below, bool) else math.nan
     if not (math.isfinite(below) and below > 0):
         raise ValueError(f"below={below!r} must be a positive finite cost (the added cost lies in [0, below)).")
-    all_groups = np.append(np.asarray(groups, dtype=object).reshape(-1), np.array([group], dtype=object))
+    all_groups = np.append(np.asarray(groups, dtype=object).reshape(-1), np.array([added_group], dtype=object))
     if len(pd.unique(all_groups)) < 2:
         return math.nan  # one group: rho is not defined
     # validate the prefix and the new record together (a cost of 0 stands in for the new one)
