@@ -437,11 +437,11 @@ def best_ratio_with_one_more(costs, groups, added_group, *, below: float) -> flo
 
     This is the question RAGUEL with ``beta`` asks when it extends a prefix:
     is there any candidate of the group the prefix needs whose (modified)
-    cost lets the prefix keep :math:`\rho \\ge 1 - \beta`? Adding cost
+    cost lets the prefix keep :math:`\\rho \\ge 1 - \\beta`? Adding cost
     :math:`c` to group :math:`g` moves only its mean,
     :math:`\\mu_g(c) = (S_g + c) / (n_g + 1)`, upward and linearly. With
     :math:`m \\le M` the smallest and largest mean of the other groups,
-    :math:`\rho(c) = \\min(\\mu_g, m) / \\max(\\mu_g, M)` rises while
+    :math:`\\rho(c) = \\min(\\mu_g, m) / \\max(\\mu_g, M)` rises while
     :math:`\\mu_g < m`, is flat at :math:`m / M` between them and falls once
     :math:`\\mu_g > M`; so its supremum over the interval is its value at one
     of the ends or where :math:`\\mu_g` reaches :math:`m` or :math:`M` (each
