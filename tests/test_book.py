@@ -3,9 +3,10 @@
 For every method chapter that has been brought to the standard (README, "Add a chapter"):
 
 * a "What to conclude" box and a "Limits and when to use" box;
-* hidden cells (tag ``remove-cell``) that assert the chapter's claims;
+* hidden cells (tags ``remove-input, remove-output``) that assert the chapter's claims;
 * no result typed into the prose: a decimal number or a percentage in a
-  paragraph must come from ``glue``. Exempt are figures quoted from a paper (in
+  paragraph must be an inline expression ``{eval}`txt.name```, set in a code cell
+  above it (it renders in the book and, with jupyterlab-myst, in JupyterLab). Exempt are figures quoted from a paper (in
   a paragraph that cites or names it), a parameter the chapter sets
   (``τ = 0.1``, ``k = 15``), and a paragraph that declares its numbers to be
   definitions with a MyST comment line ``% constants: <why>`` (e.g. the
@@ -24,7 +25,7 @@ CHAPTERS = ["intro", "recourse_basics", "group_counterfactuals", "situation_test
 
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 NUMBER = re.compile(r"(?<![\w.$\\-])(\d+\.\d+|\d+(?:\.\d+)?\s?%)")
-# a parameter the chapter sets: "τ = 0.1", "k = 15", "ε = 0.5" (results such as ρ must be glued)
+# a parameter the chapter sets: "τ = 0.1", "k = 15", "ε = 0.5" (results such as ρ must be {eval} roles)
 PARAMETER = re.compile(r"(?:\b[kcdtnhT]|[τεαβλ])\s*=\s*\d+(?:\.\d+)?")
 
 
@@ -60,7 +61,7 @@ def _prose_paragraphs(text: str):
     for block in prose:
         for paragraph in re.split(r"\n\s*\n", block):
             clean = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", paragraph, flags=re.S)  # math
-            clean = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", clean)  # roles: {glue:text}`x`, {cite:p}`x`, {doc}`x`
+            clean = re.sub(r"\{[\w:-]+\}`[^`]*`", " ", clean)  # roles: {eval}`txt.x`, {cite:p}`x`, {doc}`x`
             clean = re.sub(r"`[^`]*`", " ", clean)  # inline code
             clean = re.sub(r"^:\w[\w-]*:.*$", " ", clean, flags=re.M)  # directive options
             clean = PARAMETER.sub(" ", clean)
@@ -81,7 +82,8 @@ def test_chapter_has_a_conclusion_and_a_limits_box(name):
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_chapter_asserts_its_claims_in_hidden_cells(name):
     cells = [body for kind, body in _cells(_source(name)) if kind == "code" and "{code-cell}" in body]
-    hidden = [c for c in cells if re.search(r":tags:.*remove-cell", c) and re.search(r"^\s*assert\b", c, re.M)]
+    hidden = [c for c in cells
+              if re.search(r":tags:.*remove-input.*remove-output", c) and re.search(r"^\s*assert\b", c, re.M)]
     least = 2 if name == "intro" else 3  # the introduction has one figure to check, a method chapter many claims
     assert len(hidden) >= least, f"{name}: only {len(hidden)} hidden cells assert claims"
 
@@ -95,15 +97,52 @@ def test_no_result_is_typed_into_the_prose(name):
         if re.search(r"^%\s*constants:", paragraph, re.M):
             continue  # declared definitions, not results
         typed += [(m.group(0), paragraph.strip()[:80]) for m in NUMBER.finditer(clean)]
-    assert not typed, f"{name}: numbers typed into prose (glue them): {typed[:5]}"
+    assert not typed, f"{name}: numbers typed into prose (make them {eval} roles): {typed[:5]}"
 
 
-def test_the_prose_check_finds_typed_numbers_and_spares_glued_ones():
-    text = ("---\njupytext: 1.13\n---\nWomen pay 4.10 on average.\n\nMen pay {glue:text}`cost_men`, $p = 0.5$, "
+def test_the_prose_check_finds_typed_numbers_and_spares_evaluated_ones():
+    text = ("---\njupytext: 1.13\n---\nWomen pay 4.10 on average.\n\nMen pay {eval}`txt.cost_men`, $p = 0.5$, "
             "`k=0.3`, with τ = 0.1.\n\n% constants: the world's equations\nnoise 0.3 times the salary\n")
     found = [m.group(0) for _, clean in _prose_paragraphs(text) for m in NUMBER.finditer(clean)]
     assert found == ["4.10", "0.3"]  # the last paragraph is exempted by the test itself, not by the scanner
     assert [m.group(0) for m in NUMBER.finditer("a share of 58% and 45 %")] == ["58%", "45 %"]
+
+
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]*)`")
+NAMESPACED = re.compile(r"txt\.[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _pages():
+    return sorted(BOOK.glob("*.md")) + sorted(BOOK.glob("appendix/*.md"))
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: p.stem)
+def test_no_code_cell_is_skipped_by_inline_execution(path):
+    """The book executes inline, which does not run cells tagged remove-cell: a hidden assert would never run."""
+    cells = [body for kind, body in _cells(path.read_text()) if kind == "code" and "{code-cell}" in body]
+    skipped = [c.splitlines()[1] for c in cells if re.search(r"^:tags:.*\bremove-cell\b", c, re.M)]
+    assert not skipped, f"{path.name}: hidden cells must be tagged `remove-input, remove-output`, not remove-cell"
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: p.stem)
+def test_every_number_in_the_prose_is_computed_above_it(path):
+    """Each {eval}`txt.name` names an attribute that a code cell above the role sets.
+
+    Names set with ``setattr(txt, f"...", ...)`` (in a loop) are checked by executing the
+    chapter (``make chapter``, the book build) instead; here they only need a setattr above.
+    """
+    assert "{glue" not in path.read_text(), f"{path.name}: glue roles do not render in JupyterLab; use {{eval}}"
+    defined, dynamic, missing = set(), False, []
+    for kind, body in _cells(path.read_text()):
+        if kind == "code" and "{code-cell}" in body:
+            defined |= set(re.findall(r"^\s*txt\.([A-Za-z_][A-Za-z0-9_]*)\s*=", body, re.M))
+            dynamic |= "setattr(txt," in body
+            continue
+        for expression in EVAL_ROLE.findall(body):
+            assert NAMESPACED.fullmatch(expression), f"{path.name}: {{eval}}`{expression}` is not of the form txt.name"
+            if expression[4:] not in defined and not dynamic:
+                missing.append(expression)
+    assert not missing, f"{path.name}: shown before any cell computes it: {missing[:5]}"
 
 
 def _normalize_module():

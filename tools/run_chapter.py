@@ -1,26 +1,53 @@
 """Execute one or more chapters top to bottom, as the book build does, and report errors and stderr.
 
 Usage: .venv/bin/python tools/run_chapter.py book/fair_ranking.md [book/other.md ...]
-(or `make chapter CH=fair_ranking`). Exits non-zero on a cell error or on any
-stderr output (the book build treats stderr as a warning and fails).
+(or `make chapter CH=fair_ranking`). Exits non-zero on a cell error, on any
+stderr output (the book build treats stderr as a warning and fails), or on an
+{eval} role in the prose that does not evaluate where it stands: as in the book's
+inline execution, each markdown cell's roles are evaluated right after the code
+cells above it ran (a check cell is inserted before it), so a number shown before
+the cell that computes it fails here as it fails the build.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
 
 import jupytext
+import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+
+
+def with_eval_checks(notebook):
+    """Insert, before every markdown cell with {eval} roles, a code cell that evaluates them."""
+    cells = []
+    for cell in notebook.cells:
+        expressions = EVAL_ROLE.findall(cell.source) if cell.cell_type == "markdown" else []
+        if expressions:
+            check = "\n".join(f"{expression}  # {{eval}} role of the next markdown cell" for expression in expressions)
+            cells.append(nbformat.v4.new_code_cell(check + "\nNone", metadata={"tags": ["eval-check"]}))
+        cells.append(cell)
+    notebook.cells = cells
+    return notebook
 
 
 def run(path: Path) -> bool:
     if "{code-cell}" not in path.read_text():
         print(f"{path}: no code cells (a plain page), skipped")
         return True
-    notebook = jupytext.read(path)
+    notebook = with_eval_checks(jupytext.read(path))
+    skipped = [number for number, cell in enumerate(notebook.cells)
+               if cell.cell_type == "code" and "remove-cell" in cell.metadata.get("tags", [])]
+    if skipped:
+        print(f"{path}: code cells {skipped} are tagged remove-cell, which the book's inline execution does not run;"
+              " tag hidden cells `remove-input, remove-output`")
+        return False
     client = NotebookClient(notebook, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
