@@ -7,12 +7,14 @@ foundation every chapter uses.
 
 __version__ = "0.1.0"
 
+from .adapters import EncodedModel
 from .datasets import Dataset, load_adult, load_german_credit
 from .features import Encoder, FeatureSpec
 
 __all__ = [
     "__version__",
     "Dataset",
+    "EncodedModel",
     "Encoder",
     "FeatureSpec",
     "load_adult",

@@ -1014,6 +1014,10 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     Parameters
     ----------
     model : fitted classifier with ``predict_proba``
+        Taking the encoded rows ``Z``; a model fitted on the raw frame (e.g. a
+        ``Pipeline`` with its own column transformer) goes in through
+        :class:`~recourselab.adapters.EncodedModel` (an unwrapped one is
+        refused with that advice, see :func:`~recourselab.adapters.check_model`).
     Z : array of shape (n, n_columns)
         Encoded rows (``encoder.transform``); the applicant and the candidates.
     index : int
@@ -1047,6 +1051,7 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     >>> res.target, float(frame["grade"][res.target]), round(res.cost, 2)   # the cheapest grade reaching 0.6
     (2, 5.0, 0.5)
     """
+    from .adapters import check_model
     from .counterfactuals import nearest_counterfactuals
     from .features import check_encoded, check_encoder
     from .models import favourable_proba
@@ -1079,6 +1084,7 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
             rows = np.unique(cand.astype(np.int64).ravel())
             if len(rows) and (rows.min() < 0 or rows.max() >= n):
                 raise ValueError(f"candidates hold row positions outside 0..{n - 1}.")
+    check_model(model, encoder)
     own = float(favourable_proba(model, Z[index:index + 1])[0])
     if own >= m_prime:
         return FeatureCounterfactual(index, index, 0.0, own, float(m_prime), own)
@@ -1974,6 +1980,8 @@ def prune_move(model, z_from, z_to, m_prime, encoder) -> np.ndarray:
     Parameters
     ----------
     model : fitted classifier with ``predict_proba``
+        Taking encoded rows; wrap a raw-frame model in
+        :class:`~recourselab.adapters.EncodedModel`.
     z_from, z_to : array of shape (n_columns,)
         The applicant and a counterfactual with score at least ``m_prime``.
     m_prime : float
@@ -1996,10 +2004,12 @@ def prune_move(model, z_from, z_to, m_prime, encoder) -> np.ndarray:
     >>> prune_move(model, [0.0, 0.0], [1.0, 1.0], 0.6, enc).tolist()                 # b's change is undone
     [1.0, 0.0]
     """
+    from .adapters import check_model
     from .features import check_encoded, check_encoder
     from .models import favourable_proba
 
     check_encoder(encoder)
+    check_model(model, encoder)
     a = check_encoded(np.atleast_2d(z_from), "z_from", encoder.n_columns)
     b = check_encoded(np.atleast_2d(z_to), "z_to", encoder.n_columns)
     if len(a) != 1 or len(b) != 1:

@@ -89,6 +89,8 @@ __all__ = [
     "raguel",
     "RaguelBlockResult",
     "raguel_block",
+    "CostRerankResult",
+    "rerank_by_cost",
     "rnd",
     "rkl",
     "rrd",
@@ -1683,6 +1685,275 @@ def raguel_block(X, groups, *, coef, intercept, weights=None, steps=None, protec
         _share_before=_frozen(share_b), _share_after=_frozen(share_a),
         _fair_before=_frozen(fair_b), _fair_after=_frozen(fair_a),
     )
+
+
+# --------------------------------------------------------------------------- re-ranking from given per-row costs
+
+
+@dataclass(frozen=True, eq=False)
+class CostRerankResult:
+    """A fair-representation re-ranking of given per-row recourse costs (:func:`rerank_by_cost`).
+
+    No record is modified: every cost stays what was given, and a record
+    moved up (``promoted``) keeps its cost, which is higher than that of the
+    record it overtook. ``gap`` says by how much: the cost reduction it would
+    need to earn its position on cost alone (what RAGUEL achieves by
+    modifying the record, which needs a linear model).
+
+    Attributes
+    ----------
+    order : ndarray of int, shape (n,)
+        Row positions, best first.
+    cost : ndarray, shape (n,)
+        The given costs (original row order).
+    promoted : ndarray of bool, shape (n,)
+        Rows placed above a cheaper record to keep a prefix fair.
+    gap : ndarray, shape (n,)
+        For a promoted row, its cost minus the cost of the record it
+        overtook (>= 0); 0 for every other row.
+    exit_at : int or None
+        Output position from which the rest of the cost ranking was copied
+        unchanged, because no remaining record of a needed group existed (or,
+        with ``beta``, none kept the prefix's rho), or None.
+    unattainable : ndarray of int
+        Output positions whose prefix no choice of group could make fair.
+    groups : ndarray, shape (n,)
+    protected_group : tuple
+    p : dict
+        Population share of each protected label.
+    tolerance : float
+    beta : float or None
+    """
+
+    order: np.ndarray
+    cost: np.ndarray
+    promoted: np.ndarray
+    gap: np.ndarray
+    exit_at: int | None
+    unattainable: np.ndarray
+    groups: np.ndarray
+    protected_group: tuple
+    p: dict
+    tolerance: float
+    beta: float | None
+
+    @property
+    def initial_order(self) -> np.ndarray:
+        """The ranking by cost (ties by row position)."""
+        return np.lexsort((np.arange(len(self.cost)), self.cost))
+
+    @property
+    def n_promoted(self) -> int:
+        return int(np.count_nonzero(self.promoted))
+
+    @property
+    def rho(self) -> float:
+        """Recourse fairness ratio of the whole population: a re-ranking without modifications cannot change it."""
+        return recourse_fairness_ratio(self.cost, self.groups)
+
+    def check(self, order=None) -> pd.DataFrame:
+        """Fair representation and prefix rho of ``order`` (default: the re-ranking) and of the cost ranking.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One line per ranking (``"by cost"``, ``"re-ranked"``): share of
+            prefixes that represent the protected group(s) fairly, with
+            ``beta`` the share of prefixes with rho >= 1 - beta, the smallest
+            rho of a prefix holding two groups or more, and the population rho
+            (the same on both lines).
+        """
+        p = [self.p[k] for k in self.protected_group]
+        lines = {}
+        for name, o in (("by cost", self.initial_order), ("re-ranked", self.order if order is None else order)):
+            o = np.asarray(o)
+            g = self.groups[o]
+            rep = ranked_fair_representation(g, list(self.protected_group), self.tolerance, p=p)
+            rr = ranked_recourse_fairness(self.cost[o], g, 0.0 if self.beta is None else self.beta)
+            first = np.sort(pd.Series(np.arange(len(g))).groupby(pd.factorize(g)[0]).min().to_numpy())
+            mixed = np.arange(len(g)) >= first[1]  # prefixes holding two groups or more (rho is defined)
+            line = {"fair prefixes": float(rep.per_prefix.mean())}
+            if self.beta is not None:
+                line["recourse-fair prefixes"] = float(rr.per_prefix.mean())
+            line["min prefix rho"] = float(rr.value[mixed].min()) if mixed.any() else math.nan
+            line["population rho"] = self.rho
+            lines[name] = line
+        return pd.DataFrame(lines).T
+
+    def to_frame(self) -> pd.DataFrame:
+        """One line per output position: row, group, cost, promoted, gap, and the prefix's share, fairness and rho."""
+        g = self.groups[self.order]
+        rep = ranked_fair_representation(g, list(self.protected_group), self.tolerance,
+                                         p=[self.p[k] for k in self.protected_group])
+        rho = ranked_recourse_fairness(self.cost[self.order], g, 0.0 if self.beta is None else self.beta)
+        frame = pd.DataFrame({"position": np.arange(len(self.order)), "row": self.order, "group": g,
+                              "cost": self.cost[self.order], "promoted": self.promoted[self.order],
+                              "gap": self.gap[self.order]})
+        if len(self.protected_group) == 1:
+            frame["share"] = rep.value
+        else:
+            for i, lab in enumerate(self.protected_group):
+                frame[f"share[{lab}]"] = rep.value[:, i]
+        frame["fair"] = rep.per_prefix
+        frame["rho"] = rho.value
+        return frame
+
+    def __repr__(self) -> str:
+        head = self.order[:10].tolist()
+        shown = str(head) if len(self.order) <= 10 else str(head)[:-1] + ", ...]"
+        return f"CostRerankResult(order={shown}, promoted={self.n_promoted}, exit_at={self.exit_at})"
+
+
+def rerank_by_cost(costs, groups, *, protected_group, tolerance=1 / 3, beta=None) -> CostRerankResult:
+    """Recourse-aware ranking from any per-row recourse cost: RAGUEL's walk, with promotion instead of modification.
+
+    RAGUEL (:func:`raguel`) needs a linear classifier twice: for the closed-form
+    cost of every row, and for the **modification** that lowers an
+    under-represented record's cost just enough to outrank the record ahead
+    of it. With any other model (a tree ensemble behind
+    :class:`~recourselab.adapters.EncodedModel`) a per-row cost is still
+    available, e.g. the cost of the nearest feasible counterfactual
+    (:func:`~recourselab.counterfactuals.nearest_counterfactuals`), but a
+    modification that reaches a chosen lower cost is not: the cost of a moved
+    record would have to be searched again for every trial step. This
+    function keeps what carries over:
+
+    1. rank rows by the given cost, ascending, ties by row position;
+    2. build the output one position at a time exactly as :func:`raguel`
+       does (Definition 3.1 on each prefix, the same refinement for
+       unattainable prefixes, the same exit strategy);
+    3. where a prefix needs a record of another group, **promote** the first
+       remaining record of a group that makes it fair (with ``beta``: the first
+       whose own cost also keeps the prefix's :math:`\\rho \\ge 1 - \\beta`),
+       with its cost unchanged, and record its ``gap``: its cost minus the
+       cost of the record it overtakes, the reduction RAGUEL would have
+       obtained by changing its features.
+
+    Without modifications no cost changes, so the population's recourse
+    fairness ratio :math:`\\rho` is the same before and after; only the
+    prefixes' representation and their :math:`\\rho` change. The gaps say
+    what a lender would have to make cheaper (by advice, a subsidy or a
+    changed model) for the fair ranking to also be a ranking by cost.
+
+    Parameters
+    ----------
+    costs : array of float >= 0, shape (n,)
+        One finite recourse cost per row (0 for rows already favoured); rows
+        without recourse (inf) have no place in a ranking by cost: drop them
+        or give them a cost.
+    groups : array of labels, shape (n,)
+    protected_group : label or list of labels
+    tolerance : float in (0, 1], default 1/3
+        Fair representation band :math:`p(1 \\pm t)` around each protected
+        label's population share.
+    beta : float in [0, 1], optional
+        Also require :math:`\\rho \\ge 1 - \\beta` of the prefix when a row is promoted.
+
+    Returns
+    -------
+    CostRerankResult
+
+    Examples
+    --------
+    Three men with low costs, then two women; women are 40% of the records,
+    so with t = 1/2 every prefix needs a share between 20% and 60%; the first woman
+    overtakes a man whose cost is 0.3 lower:
+
+    >>> res = rerank_by_cost([0.1, 0.2, 0.3, 0.5, 0.9], ["M", "M", "M", "F", "F"], protected_group="F",
+    ...                      tolerance=1 / 2)
+    >>> res.order.tolist(), res.gap.round(2).tolist()
+    ([0, 3, 1, 2, 4], [0.0, 0.0, 0.0, 0.3, 0.0])
+    """
+    t = _check_tolerance(tolerance)
+    beta = _check_beta(beta)
+    c, codes, labels = _costs_groups(costs, groups)
+    P = _protected_codes(protected_group, labels)
+    n, G = c.size, len(labels)
+    p = np.array([np.mean(codes == g) for g in P])
+    alpha = p * t
+    rank0 = np.lexsort((np.arange(n), c))
+    gr = codes[rank0]
+    members = [rank0[gr == g] for g in range(G)]  # each group's rows in rank order
+    pointer = np.zeros(G, dtype=int)
+    alive = np.ones(n, dtype=bool)
+    cnt, csum, pc = np.zeros(G), np.zeros(G), np.zeros(len(P))
+    is_p = np.full(G, -1)
+    is_p[P] = np.arange(len(P))
+    q = None if beta is None else 1 - beta
+    out: list[int] = []
+    promoted = np.zeros(n, dtype=bool)
+    gap = np.zeros(n)
+    unattainable: list[int] = []
+    exit_at = None
+
+    def fair_with(g, k):
+        for i in range(len(P)):
+            count = pc[i] + (1 if is_p[g] == i else 0)
+            if abs(count / k - p[i]) > alpha[i] + _SLACK:
+                return False
+        return True
+
+    def append(row, g):
+        out.append(int(row))
+        alive[row] = False
+        cnt[g] += 1
+        csum[g] += c[row]
+        if is_p[g] >= 0:
+            pc[is_p[g]] += 1
+
+    def next_alive(g):
+        while pointer[g] < len(members[g]) and not alive[members[g][pointer[g]]]:
+            pointer[g] += 1
+        return pointer[g]
+
+    head = 0
+    while head < n:
+        x = int(rank0[head])
+        if not alive[x]:
+            head += 1
+            continue
+        gx, k = int(codes[x]), len(out) + 1
+        if k == 1 or fair_with(gx, k):
+            append(x, gx)
+            head += 1
+            continue
+        fix = [g for g in range(G) if g != gx and fair_with(g, k)]
+        if not fix:
+            unattainable.append(k - 1)
+            append(x, gx)
+            head += 1
+            continue
+        best = None  # (rank position, row)
+        for g in fix:
+            start = next_alive(g)
+            rows = members[g][start:]
+            rows = rows[alive[rows]]
+            if q is not None and len(rows):
+                iv = _rho_interval(csum, cnt, g, q)
+                if iv is None:
+                    continue
+                rows = rows[(c[rows] >= iv[0] - 1e-9 * (1 + abs(iv[0]))) & (c[rows] <= iv[1])]
+            if len(rows):
+                y = int(rows[0])
+                position = int(np.searchsorted(c[rank0], c[y], side="left"))
+                while int(rank0[position]) != y:  # ties: rank0 orders them by row position
+                    position += 1
+                if best is None or position < best[0]:
+                    best = (position, y)
+        if best is None:
+            exit_at = len(out)
+            rest = rank0[head:]
+            out.extend(int(r) for r in rest[alive[rest]])
+            break
+        y = best[1]
+        promoted[y] = True
+        gap[y] = max(c[y] - c[x], 0.0)
+        append(y, int(codes[y]))
+    return CostRerankResult(
+        order=_frozen(np.asarray(out, dtype=int)), cost=_frozen(c), promoted=_frozen(promoted), gap=_frozen(gap),
+        exit_at=exit_at, unattainable=_frozen(np.asarray(unattainable, dtype=int)),
+        groups=_frozen(np.asarray(labels, dtype=object)[codes]), protected_group=tuple(labels[i] for i in P),
+        p={labels[i]: float(v) for i, v in zip(P, p, strict=True)}, tolerance=t, beta=beta)
 
 
 # --------------------------------------------------------------------------- ranking-quality metrics

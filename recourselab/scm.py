@@ -28,7 +28,7 @@ whole data set with a handful of vectorised operations, one per node.
 from __future__ import annotations
 
 import numbers
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import networkx as nx
 import numpy as np
@@ -133,6 +133,21 @@ class AdditiveNoiseSCM:
         Node -> number of decimals generated counterfactual values are
         rounded to (e.g. 0 for integer test scores, 1 for a grade point
         average recorded to one decimal). Rounding happens before clipping.
+    categories : dict, optional
+        Node -> its levels, for columns held as labels in the raw frame (e.g.
+        ``{"sex": ["Female", "Male"]}``). Frames given to :meth:`fit`,
+        :meth:`abduct` and :meth:`counterfactual` may then hold the labels
+        themselves; :meth:`counterfactual` accepts labels in ``do`` and
+        returns these columns as labels again, so its output goes straight
+        to a model fitted on the raw frame. Inside, a node is coded by the
+        position of its level in the list; as a **parent**, a node with two
+        levels enters its children's mechanisms as that 0/1 code and one with
+        more levels as one indicator per level after the first (no order is
+        assumed); as a **non-root node** its code is modelled as a number, so
+        list the levels in their order (an ordinal such as education), and
+        generated values are rounded to the nearest level and clipped to the
+        list. A non-root node with unordered levels is not an additive-noise
+        variable; leave it out of the DAG.
 
     Attributes
     ----------
@@ -189,7 +204,7 @@ class AdditiveNoiseSCM:
     [10.0, 21.0, -16.5]
     """
 
-    def __init__(self, dag, *, regressors=None, bounds=None, decimals=None):
+    def __init__(self, dag, *, regressors=None, bounds=None, decimals=None, categories=None):
         self.dag = _check_dag(dag)
         self.regressors = _check_node_keys(regressors, "regressors", dag)
         roots_given = [node for node in self.regressors if dag.in_degree(node) == 0]
@@ -220,6 +235,17 @@ class AdditiveNoiseSCM:
             if isinstance(places, bool) or not isinstance(places, numbers.Integral):
                 raise TypeError(f"decimals[{node!r}]={places!r} must be an int (e.g. 0 for whole numbers).")
             self.decimals[node] = int(places)
+        self.categories = {}
+        for node, levels in _check_node_keys(categories, "categories", dag).items():
+            if isinstance(levels, (str, bytes)) or not isinstance(levels, Iterable):
+                raise TypeError(f"categories[{node!r}]={levels!r} must be a list of levels, e.g. ['Female', 'Male'].")
+            levels = tuple(levels)
+            if len(levels) < 2 or len(set(levels)) != len(levels):
+                raise ValueError(f"categories[{node!r}]={list(levels)!r} must list at least two distinct levels.")
+            if node in self.bounds or node in self.decimals:
+                raise ValueError(f"{node!r} is categorical (categories); its values are levels, so bounds and "
+                                 "decimals do not apply: remove it from those.")
+            self.categories[node] = levels
 
     # ------------------------------------------------------------------ fitting
     def fit(self, frame: pd.DataFrame) -> "AdditiveNoiseSCM":
@@ -237,17 +263,17 @@ class AdditiveNoiseSCM:
             ``self``, fitted.
         """
         order = tuple(nx.lexicographical_topological_sort(self.dag, key=str))
-        _check_frame(frame, order, "frame")
+        frame = self._coded(frame, order, "frame")
         parents = {node: tuple(sorted(self.dag.predecessors(node), key=str)) for node in order}
+        self.parents_ = parents
         fitted = {}
         for node in order:
             if not parents[node]:
                 continue
             model = clone(self.regressors.get(node, LinearRegression()))
-            model.fit(frame[list(parents[node])].to_numpy(dtype=float), frame[node].to_numpy(dtype=float))
+            model.fit(self._design(node, frame), frame[node].to_numpy(dtype=float))
             fitted[node] = model
         self.order_ = order
-        self.parents_ = parents
         self.roots_ = tuple(node for node in order if not parents[node])
         self.regressors_ = fitted
         return self
@@ -279,12 +305,68 @@ class AdditiveNoiseSCM:
                 f"node={node!r} is a root (no parents), so it has no mechanism; it is exogenous."
             )
         parents = self.parents_[node]
-        _check_frame(frame, parents, "frame")
+        frame = self._coded(frame, parents, "frame")
         return pd.Series(self._mechanism(node, frame), index=frame.index, name=node)
 
+    def _coded(self, frame, nodes, what: str) -> pd.DataFrame:
+        """``frame`` checked, with every categorical node among ``nodes`` replaced by its level code (a copy)."""
+        cats = [node for node in nodes if node in self.categories]
+        if not cats:
+            return _check_frame(frame, nodes, what)
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{what} must be a pandas DataFrame with one column per node, got {type(frame).__name__}.")
+        missing = [node for node in nodes if node not in frame.columns]
+        if missing:
+            raise ValueError(f"{what} lacks the column(s) {missing} of the DAG's nodes; it has {list(frame.columns)}.")
+        coded = frame.copy()
+        for node in cats:
+            coded[node] = self._codes(node, frame[node].to_numpy(), f"column {node!r} of {what}")
+        return _check_frame(coded, nodes, what)
+
+    def _codes(self, node, values: np.ndarray, where: str) -> np.ndarray:
+        levels = self.categories[node]
+        codes = pd.Index(levels).get_indexer(np.asarray(values, dtype=object))
+        if (codes < 0).any():
+            bad = pd.unique(np.asarray(values, dtype=object)[codes < 0])[:6].tolist()
+            raise ValueError(f"{where} has values {bad} that are not among categories[{node!r}]={list(levels)}; "
+                             "add them to the list or clean the data.")
+        return codes.astype(float)
+
+    def _labels(self, node, codes: np.ndarray, like: pd.Series) -> pd.Series:
+        levels = np.empty(len(self.categories[node]), dtype=object)
+        levels[:] = self.categories[node]
+        index = np.clip(np.rint(codes), 0, len(levels) - 1).astype(int)
+        out = pd.Series(levels[index], index=like.index, name=like.name)
+        try:
+            return out.astype(like.dtype)
+        except (TypeError, ValueError):  # pragma: no cover - exotic dtypes keep the labels as objects
+            return out
+
+    def _design(self, node, frame: pd.DataFrame) -> np.ndarray:
+        """The regressor's inputs for ``node``: its parents, a many-level categorical parent as indicators."""
+        blocks = []
+        for parent in self.parents_[node]:
+            values = frame[parent].to_numpy(dtype=float)
+            levels = self.categories.get(parent)
+            if levels is not None and len(levels) > 2:
+                blocks.append((values[:, None] == np.arange(1, len(levels))[None, :]).astype(float))
+            else:
+                blocks.append(values[:, None])
+        return np.hstack(blocks)
+
+    def _design_names(self, node) -> list:
+        """Names of the columns of :meth:`_design`: the parent, or ``parent=level`` for an indicator."""
+        names = []
+        for parent in self.parents_[node]:
+            levels = self.categories.get(parent)
+            if levels is not None and len(levels) > 2:
+                names.extend(f"{parent}={level}" for level in levels[1:])
+            else:
+                names.append(parent)
+        return names
+
     def _mechanism(self, node, frame: pd.DataFrame) -> np.ndarray:
-        X = frame[list(self.parents_[node])].to_numpy(dtype=float)
-        return np.asarray(self.regressors_[node].predict(X), dtype=float).reshape(-1)
+        return np.asarray(self.regressors_[node].predict(self._design(node, frame)), dtype=float).reshape(-1)
 
     # ------------------------------------------------------------------ counterfactuals
     def abduct(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -303,7 +385,9 @@ class AdditiveNoiseSCM:
             and kept as observed.
         """
         self._check_fitted()
-        _check_frame(frame, self.order_, "frame")
+        return self._abduct(self._coded(frame, self.order_, "frame"))
+
+    def _abduct(self, frame: pd.DataFrame) -> pd.DataFrame:
         noise = {
             node: frame[node].to_numpy(dtype=float) - self._mechanism(node, frame)
             for node in self.order_ if node in self.regressors_
@@ -319,7 +403,8 @@ class AdditiveNoiseSCM:
             The factual rows; must hold every node's column. Never modified.
         do : dict
             Node -> value it is set to: a scalar for every row or an
-            array-like with one value per row (used by position). Several
+            array-like with one value per row (used by position); a level
+            label for a node listed in ``categories``. Several
             nodes may be set at once, e.g. ``{"race": 0, "female": 0}``.
             Setting a non-root node replaces its mechanism (see Notes of the
             class).
@@ -333,11 +418,18 @@ class AdditiveNoiseSCM:
             (``decimals``) and clipped (``bounds``); all other columns, including
             columns that are not nodes, are copied unchanged. An integer
             column keeps its dtype when all its new values are whole numbers.
+            Nodes listed in ``categories`` hold labels (a generated value is
+            the nearest level), so the frame has the raw columns of ``frame``.
         """
         self._check_fitted()
-        _check_frame(frame, self.order_, "frame")
+        raw = frame
+        frame = self._coded(frame, self.order_, "frame")
+        if isinstance(do, Mapping) and self.categories:
+            do = {node: (self._codes(node, np.atleast_1d(np.asarray(value, dtype=object)), f"do[{node!r}]")
+                         if np.ndim(value) else self._codes(node, np.array([value], dtype=object), f"do[{node!r}]")[0])
+                  if node in self.categories else value for node, value in do.items()}
         interventions = check_do(do, self.dag, len(frame))
-        noise = self.abduct(frame)
+        noise = self._abduct(frame)
         changed = set()
         for node in interventions:
             changed |= nx.descendants(self.dag, node)
@@ -350,11 +442,15 @@ class AdditiveNoiseSCM:
             if node not in changed:
                 continue
             values = self._mechanism(node, out) + noise[node].to_numpy()
+            if node in self.categories:
+                values = np.clip(np.rint(values), 0, len(self.categories[node]) - 1)
             if node in self.decimals:
                 values = np.round(values, self.decimals[node])
             if node in self.bounds:
                 values = np.clip(values, *self.bounds[node])
             out[node] = restore_dtype(values, frame[node])
+        for node in self.categories:  # back to the raw frame's labels
+            out[node] = self._labels(node, out[node].to_numpy(dtype=float), raw[node])
         return out
 
     # ------------------------------------------------------------------ reporting
@@ -368,7 +464,10 @@ class AdditiveNoiseSCM:
         -------
         pandas.DataFrame
             Columns ``node``, ``parent``, ``coefficient`` (the direct effect
-            of a one-unit change of ``parent`` on ``node``) and ``intercept``
+            of a one-unit change of ``parent`` on ``node``; for a parent in
+            ``categories`` with more than two levels, one row
+            ``parent=level`` per level after the first, the effect of that
+            level against the first) and ``intercept``
             (the node's intercept, repeated on each of its rows), nodes in
             topological order, parents sorted by name.
         """
@@ -386,7 +485,7 @@ class AdditiveNoiseSCM:
             model = self.regressors_[node]
             coef = np.asarray(model.coef_, dtype=float).reshape(-1)
             intercept = float(np.ravel(getattr(model, "intercept_", 0.0))[0])
-            for parent, value in zip(self.parents_[node], coef, strict=True):
+            for parent, value in zip(self._design_names(node), coef, strict=True):
                 rows.append({"node": node, "parent": parent, "coefficient": float(value),
                              "intercept": intercept})
         return pd.DataFrame(rows, columns=["node", "parent", "coefficient", "intercept"])

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-MODULES = ["features", "datasets", "models", "counterfactuals", "graph", "groupcf", "burden", "scm", "audit",
-           "situation_testing", "cec", "ranking", "allocation", "plotting", "widgets"]
+MODULES = ["features", "datasets", "models", "adapters", "counterfactuals", "graph", "groupcf", "burden", "scm",
+           "audit", "situation_testing", "cec", "ranking", "allocation", "plotting", "widgets"]
 
 # Frozen dataclasses that are not results of a computation, so a table view is not their job.
 NOT_RESULTS = {

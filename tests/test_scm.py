@@ -437,3 +437,67 @@ def test_generators_validate_n_and_random_state():
     with pytest.raises(ValueError, match="do names 'salary', which is not a node"):
         world.true_counterfactual({"salary": 0})
     assert isinstance(world, SyntheticWorld)
+
+
+# --------------------------------------------------------------------------- raw columns (categories=)
+def _raw_world(n=400, seed=0):
+    """sex (labels) -> salary; region (3 unordered labels) -> salary; salary -> grade (an ordinal, as labels)."""
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["Female", "Male"], n)
+    region = rng.choice(["north", "south", "west"], n)
+    salary = 30 + 10 * (sex == "Male") + np.select([region == "south", region == "west"], [5.0, -5.0], 0.0)
+    salary = salary + rng.normal(0, 2, n)
+    grade_code = np.clip(np.rint((salary - 20) / 10 + rng.normal(0, 0.2, n)), 0, 3).astype(int)
+    grade = np.array(["D", "C", "B", "A"])[grade_code]
+    return pd.DataFrame({"sex": sex, "region": region, "salary": salary, "grade": grade, "id": np.arange(n)})
+
+
+def test_categories_fit_on_labels_and_return_counterfactuals_in_raw_columns():
+    frame = _raw_world()
+    dag = nx.DiGraph([("sex", "salary"), ("region", "salary"), ("salary", "grade")])
+    scm = AdditiveNoiseSCM(dag, categories={"sex": ["Female", "Male"], "region": ["north", "south", "west"],
+                                            "grade": ["D", "C", "B", "A"]}).fit(frame)
+    effects = scm.fitted_effects().set_index(["node", "parent"])["coefficient"]
+    assert effects[("salary", "sex")] == pytest.approx(10, abs=0.6)  # the 0/1 code of a two-level parent
+    assert effects[("salary", "region=south")] == pytest.approx(5, abs=0.8)  # indicators, no order assumed
+    assert effects[("salary", "region=west")] == pytest.approx(-5, abs=0.8)
+    cf = scm.counterfactual(frame, do={"sex": "Male"})
+    assert list(cf.columns) == list(frame.columns) and cf.index.equals(frame.index)
+    assert (cf["sex"] == "Male").all() and cf["region"].equals(frame["region"]) and cf["id"].equals(frame["id"])
+    women = (frame["sex"] == "Female").to_numpy()
+    np.testing.assert_allclose((cf["salary"] - frame["salary"])[women], effects[("salary", "sex")])
+    np.testing.assert_array_equal(cf.loc[~women, "salary"], frame.loc[~women, "salary"])
+    assert set(cf["grade"]) <= {"D", "C", "B", "A"}  # a generated categorical value is a level
+    ranks = {"D": 0, "C": 1, "B": 2, "A": 3}
+    assert (cf.loc[women, "grade"].map(ranks) >= frame.loc[women, "grade"].map(ranks)).all()
+    assert (cf.loc[women, "grade"] != frame.loc[women, "grade"]).any()
+    # the same counterfactual as coding the labels by hand with a numeric SCM (two-level parent, ordinal child)
+    coded = frame.assign(sex=(frame["sex"] == "Male").astype(float), grade=frame["grade"].map(ranks).astype(float))
+    plain = AdditiveNoiseSCM(nx.DiGraph([("sex", "salary"), ("salary", "grade")])).fit(coded)
+    plain_cf = plain.counterfactual(coded, do={"sex": 1.0})
+    scm2 = AdditiveNoiseSCM(nx.DiGraph([("sex", "salary"), ("salary", "grade")]),
+                            categories={"sex": ["Female", "Male"], "grade": ["D", "C", "B", "A"]}).fit(frame)
+    cf2 = scm2.counterfactual(frame, do={"sex": "Male"})
+    np.testing.assert_allclose(cf2["salary"], plain_cf["salary"])
+    expected = np.array(["D", "C", "B", "A"])[np.clip(np.rint(plain_cf["grade"].to_numpy()), 0, 3).astype(int)]
+    np.testing.assert_array_equal(cf2["grade"].to_numpy(dtype=object), expected)
+
+
+def test_categories_errors_name_the_node_and_the_fix():
+    frame = _raw_world(60)
+    dag = nx.DiGraph([("sex", "salary")])
+    with pytest.raises(ValueError, match=r"not among categories\['sex'\]"):
+        AdditiveNoiseSCM(dag, categories={"sex": ["F", "M"]}).fit(frame)
+    with pytest.raises(ValueError, match="at least two distinct levels"):
+        AdditiveNoiseSCM(dag, categories={"sex": ["Female"]})
+    with pytest.raises(TypeError, match="list of levels"):
+        AdditiveNoiseSCM(dag, categories={"sex": "Female"})
+    with pytest.raises(ValueError, match="bounds and decimals do not apply"):
+        AdditiveNoiseSCM(dag, categories={"sex": ["Female", "Male"]}, decimals={"sex": 0})
+    with pytest.raises(ValueError, match="not a node of the DAG"):
+        AdditiveNoiseSCM(dag, categories={"region": ["north", "south"]})
+    scm = AdditiveNoiseSCM(dag, categories={"sex": ["Female", "Male"]}).fit(frame)
+    with pytest.raises(ValueError, match=r"do\['sex'\] has values \['Other'\]"):
+        scm.counterfactual(frame, do={"sex": "Other"})
+    with pytest.raises(TypeError, match="dtype"):  # without categories, labels are refused as before
+        AdditiveNoiseSCM(dag).fit(frame)

@@ -1,0 +1,385 @@
+"""Audit your own model: a fitted raw-frame classifier seen through the package's encoded matrix ``Z``.
+
+Every recourse method of the package works on the encoded rows ``Z`` of an
+:class:`~recourselab.features.Encoder` (columns in [0, 1], one-hot blocks),
+because that is where costs and actionability (:class:`~recourselab.features.FeatureSpec`)
+are defined. A practitioner's model is usually fitted on the *raw* frame, with
+its own preprocessing: a scikit-learn ``Pipeline`` whose ``ColumnTransformer``
+one-hot encodes and scales the columns its own way. Calling it on ``Z`` fails
+("X has 49 features, but ColumnTransformer is expecting 12").
+
+:class:`EncodedModel` is the glue: it decodes ``Z`` back to the raw frame
+(:meth:`Encoder.inverse_transform <recourselab.features.Encoder.inverse_transform>`),
+puts the columns in the order the estimator was fitted with, and calls the
+estimator. It has the scikit-learn classifier interface (``predict_proba``,
+``predict``, ``classes_``, ``decision_function`` when the estimator has one),
+so every function of the package that takes a model accepts it, and the
+package's actionability model is kept: recourse is still searched, costed and
+checked (:meth:`Encoder.feasible <recourselab.features.Encoder.feasible>`) in
+``Z``.
+
+Two libraries do the same for their own methods: DiCE's ``backend="sklearn"``
+accepts a pipeline on the raw frame, and fairlearn's
+``ThresholdOptimizer(prefit=True)`` wraps any fitted estimator. Neither has a
+per-feature actionability model (immutable, increase-only, decrease-only
+features); :class:`EncodedModel` keeps the package's.
+
+Decoding snaps values to valid levels (ordinal features to the nearest level,
+one-hot blocks to their largest column, integer columns rounded), so the
+wrapped model is piecewise constant in ``Z`` along such features, as the raw
+model is along them anyway. Observed rows decode exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .features import Encoder, check_encoded, check_encoder
+
+__all__ = ["EncodedModel", "check_model"]
+
+
+def _estimator_has(name: str):
+    return lambda self: hasattr(self.estimator, name)
+
+
+def _fitted(estimator) -> bool:
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return False
+    except TypeError:  # not a scikit-learn estimator: trust it if it can predict
+        return hasattr(estimator, "predict_proba") or hasattr(estimator, "predict")
+    return True
+
+
+class EncodedModel(ClassifierMixin, BaseEstimator):
+    """A classifier on the raw frame (e.g. a fitted ``Pipeline``), usable on the package's encoded rows ``Z``.
+
+    ``predict_proba(Z)`` decodes ``Z`` with the encoder, arranges the columns
+    as the estimator expects them and returns
+    ``estimator.predict_proba(frame)``; ``predict`` and ``decision_function``
+    likewise. Costs, candidates and feasibility stay in ``Z``, under the
+    encoder's :class:`~recourselab.features.FeatureSpec` actionability.
+
+    Parameters
+    ----------
+    estimator : classifier taking a pandas DataFrame
+        Fitted (used as is, like fairlearn's ``prefit=True``) or not fitted
+        (then call :meth:`fit` with encoded rows and labels: a clone of it is
+        fitted on the decoded frame). ``sklearn.base.clone`` of an
+        EncodedModel clones the estimator (unfitted) and keeps the fitted
+        encoder, so the clone can be refitted on encoded rows.
+    encoder : Encoder
+        The fitted encoder whose encoded rows ``Z`` the model will receive.
+    columns : sequence of str, optional
+        The raw columns the estimator takes, in order. Default: the
+        estimator's ``feature_names_in_`` (set by scikit-learn when it was
+        fitted on a DataFrame), else the encoder's feature names.
+    fill : mapping or DataFrame, optional
+        Values of columns the estimator takes but no FeatureSpec describes
+        (an identifier, a sampling weight such as Adult's ``fnlwgt``): a
+        mapping column -> one value used for every row, or a reference frame
+        from which each such column takes its median (numbers) or its most
+        frequent value (anything else). Without it such columns are an error:
+        a recourse method cannot move a column it does not know, so describe
+        it with a FeatureSpec (``actionability="immutable"`` if it may not
+        change) or give its value here.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted clone, after :meth:`fit` (absent for a prefit estimator).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.compose import make_column_transformer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import OneHotEncoder
+    >>> from recourselab.features import Encoder, FeatureSpec
+    >>> frame = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0], "job": ["a", "b", "a", "b"]})
+    >>> pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ["job"]), remainder="passthrough"),
+    ...                      LogisticRegression()).fit(frame, [0, 0, 1, 1])
+    >>> encoder = Encoder([FeatureSpec("income", "continuous", "increase"),
+    ...                    FeatureSpec("job", "categorical")]).fit(frame)
+    >>> model = EncodedModel(pipe, encoder)
+    >>> Z = encoder.transform(frame)
+    >>> Z.shape, pipe.n_features_in_                  # 3 encoded columns, 2 raw ones
+    ((4, 3), 2)
+    >>> bool((model.predict_proba(Z) == pipe.predict_proba(frame)).all())
+    True
+    """
+
+    def __init__(self, estimator, encoder, *, columns=None, fill=None):
+        self.estimator = estimator
+        self.encoder = encoder
+        self.columns = columns
+        self.fill = fill
+
+    # ------------------------------------------------------------------ set-up
+    def _model(self):
+        """The estimator that scores rows: the fitted clone, else the estimator given (prefit)."""
+        if hasattr(self, "estimator_"):
+            return self.estimator_
+        if not _fitted(self.estimator):
+            raise NotFittedError(
+                f"the {type(self.estimator).__name__} inside this EncodedModel is not fitted; fit it on the raw "
+                "frame first (then it is used as is), or call EncodedModel.fit(Z, y) to fit a clone on decoded rows."
+            )
+        return self.estimator
+
+    def _layout(self, estimator) -> tuple[list, dict]:
+        """The raw columns in the estimator's order and the constant columns filled in (validated)."""
+        encoder = check_encoder(self.encoder)
+        if self.columns is not None:
+            if isinstance(self.columns, str):
+                raise TypeError(f"columns={self.columns!r} must be a list of column names, not one string.")
+            columns = list(self.columns)
+        elif hasattr(estimator, "feature_names_in_"):
+            columns = [str(c) for c in estimator.feature_names_in_]
+        else:
+            columns = list(encoder.feature_names)
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"columns lists a name more than once: {columns}.")
+        described = set(encoder.feature_names)
+        extra = [c for c in columns if c not in described]
+        fill = self._fill_values(extra)
+        missing = [c for c in extra if c not in fill]
+        if missing:
+            raise ValueError(
+                f"the {type(estimator).__name__} takes the column(s) {missing}, which no FeatureSpec of the encoder "
+                f"describes (it describes {encoder.feature_names}). Describe each with a FeatureSpec (actionability "
+                "'immutable' if it may not change) and refit the encoder, or give its value with "
+                "EncodedModel(..., fill={column: value}) or fill=<a reference frame>."
+            )
+        return columns, fill
+
+    def _fill_values(self, extra: list) -> dict:
+        if self.fill is None:
+            return {}
+        if isinstance(self.fill, pd.DataFrame):
+            absent = [c for c in extra if c not in self.fill.columns]
+            if absent:
+                raise ValueError(f"fill is a reference frame without the column(s) {absent} the estimator takes; "
+                                 f"its columns are {list(self.fill.columns)}.")
+            values = {}
+            for c in extra:
+                column = self.fill[c].dropna()
+                if column.empty:
+                    raise ValueError(f"column {c!r} of the fill frame has no values; give a value with fill={{...}}.")
+                if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+                    value = column.median()
+                    if pd.api.types.is_integer_dtype(column):
+                        value = int(round(value))
+                    values[c] = value
+                else:
+                    values[c] = column.mode().iloc[0]
+            return values
+        if not isinstance(self.fill, Mapping):
+            raise TypeError(f"fill must be a mapping column -> value or a reference DataFrame, got "
+                            f"{type(self.fill).__name__}.")
+        unused = [c for c in self.fill if c not in extra]
+        if unused:
+            raise ValueError(f"fill gives values for {unused}, which the estimator does not take or a FeatureSpec "
+                             f"already describes; the columns needing a value are {extra}.")
+        return dict(self.fill)
+
+    def decode(self, Z) -> pd.DataFrame:
+        """The raw frame the estimator sees for encoded rows ``Z`` (columns in the estimator's order).
+
+        Parameters
+        ----------
+        Z : array of shape (n, n_columns) or (n_columns,)
+            Encoded rows.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self._decode(Z, self._model())
+
+    def _decode(self, Z, estimator) -> pd.DataFrame:
+        encoder = check_encoder(self.encoder)
+        columns, fill = self._layout(estimator)
+        Z = check_encoded(Z, "Z", encoder.n_columns)
+        frame = encoder.inverse_transform(Z)
+        for column, value in fill.items():
+            frame[column] = value
+        return frame[columns]
+
+    # ------------------------------------------------------------------ scikit-learn interface
+    def fit(self, Z, y, **fit_params) -> "EncodedModel":
+        """Fit a clone of ``estimator`` on the decoded rows of ``Z`` and labels ``y``.
+
+        Parameters
+        ----------
+        Z : array of shape (n, n_columns)
+            Encoded rows.
+        y : array of shape (n,)
+        **fit_params
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        EncodedModel
+            ``self``.
+        """
+        if not hasattr(self.estimator, "fit"):
+            raise TypeError(f"estimator {type(self.estimator).__name__} has no fit(); give a scikit-learn estimator.")
+        estimator = clone(self.estimator)
+        if self.columns is None and not hasattr(self.estimator, "feature_names_in_"):
+            columns_from = estimator  # unfitted: columns default to the encoder's features
+        else:
+            columns_from = self.estimator
+        frame = self._decode(Z, columns_from)
+        y = np.asarray(y)
+        if len(y) != len(frame):
+            raise ValueError(f"y has {len(y)} labels but Z has {len(frame)} rows; give one label per row.")
+        self.estimator_ = estimator.fit(frame, y, **fit_params)
+        return self
+
+    def __sklearn_clone__(self) -> "EncodedModel":
+        # scikit-learn's clone would also clone the encoder into an unfitted one; the encoder defines the
+        # rows the model receives (like a column list), so the clone keeps it and only the estimator is renewed.
+        return type(self)(clone(self.estimator), self.encoder, columns=self.columns, fill=self.fill)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "estimator_") or _fitted(self.estimator)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The estimator's class labels (the columns of :meth:`predict_proba`)."""
+        return self._model().classes_
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of encoded columns the model takes (the encoder's)."""
+        return check_encoder(self.encoder).n_columns
+
+    def predict_proba(self, Z) -> np.ndarray:
+        """Class probabilities of encoded rows ``Z``: the estimator's ``predict_proba`` on the decoded frame.
+
+        Parameters
+        ----------
+        Z : array of shape (n, n_columns)
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+        """
+        estimator = self._model()
+        if not hasattr(estimator, "predict_proba"):
+            raise TypeError(
+                f"estimator {type(estimator).__name__} has no predict_proba; the package's methods need "
+                "probabilities: wrap a probabilistic classifier (or sklearn.calibration.CalibratedClassifierCV "
+                "around this one)."
+            )
+        return np.asarray(estimator.predict_proba(self._decode(Z, estimator)))
+
+    def predict(self, Z) -> np.ndarray:
+        """Predicted labels of encoded rows ``Z``: the estimator's ``predict`` on the decoded frame.
+
+        Parameters
+        ----------
+        Z : array of shape (n, n_columns)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        estimator = self._model()
+        return np.asarray(estimator.predict(self._decode(Z, estimator)))
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, Z) -> np.ndarray:
+        """The estimator's ``decision_function`` (logit for binary models) on the decoded rows of ``Z``.
+
+        Parameters
+        ----------
+        Z : array of shape (n, n_columns)
+
+        Returns
+        -------
+        ndarray
+        """
+        estimator = self._model()
+        return np.asarray(estimator.decision_function(self._decode(Z, estimator)))
+
+
+def check_model(model, encoder: Encoder, name: str = "model"):
+    """``model`` if it scores the encoder's rows ``Z``; a clear error (and the fix) otherwise.
+
+    A model fitted on the raw frame (a ``Pipeline`` with its own column
+    transformer) expects the raw columns, not the encoded ones; wrap it in
+    :class:`EncodedModel`. An :class:`EncodedModel` must wrap an encoder with
+    the same encoded columns as ``encoder``.
+
+    Parameters
+    ----------
+    model : classifier with ``predict_proba``
+    encoder : Encoder
+        The fitted encoder of the rows the model will receive.
+    name : str, default "model"
+        The argument's name, used in error messages.
+
+    Returns
+    -------
+    object
+        ``model`` itself.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.compose import make_column_transformer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import OneHotEncoder
+    >>> from recourselab.features import Encoder, FeatureSpec
+    >>> frame = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0], "job": ["a", "b", "a", "b"]})
+    >>> encoder = Encoder([FeatureSpec("income", "continuous"), FeatureSpec("job", "categorical")]).fit(frame)
+    >>> pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ["job"]), remainder="passthrough"),
+    ...                      LogisticRegression()).fit(frame, [0, 0, 1, 1])      # fitted on the raw frame
+    >>> check_model(pipe, encoder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: model Pipeline was fitted on a DataFrame with columns ['income', 'job']...
+    """
+    check_encoder(encoder)
+    if not hasattr(model, "predict_proba"):
+        raise TypeError(f"{name} {type(model).__name__} has no predict_proba; use a probabilistic classifier.")
+    if isinstance(model, EncodedModel):
+        inner = check_encoder(model.encoder, f"{name}.encoder")
+        if list(inner.feature_names_out_) != list(encoder.feature_names_out_):
+            raise ValueError(
+                f"{name} wraps an encoder with {inner.n_columns} encoded columns {inner.feature_names_out_[:4]}..., "
+                f"but the rows come from an encoder with {encoder.n_columns} {encoder.feature_names_out_[:4]}...; "
+                "wrap the model with the same encoder that encodes the rows."
+            )
+        return model
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        names = [str(c) for c in names]
+        if names != list(encoder.feature_names_out_):
+            raise TypeError(
+                f"{name} {type(model).__name__} was fitted on a DataFrame with columns {names[:12]}"
+                f"{' ...' if len(names) > 12 else ''}, not on the encoder's {encoder.n_columns} encoded columns; "
+                f"wrap it: recourselab.adapters.EncodedModel({name}, encoder) decodes the encoded rows for it."
+            )
+        return model
+    n_in = getattr(model, "n_features_in_", None)
+    if n_in is not None and int(n_in) != encoder.n_columns:
+        raise TypeError(
+            f"{name} {type(model).__name__} takes {int(n_in)} features but the encoder has {encoder.n_columns} "
+            "encoded columns; if the model was fitted on raw columns, wrap it: "
+            f"recourselab.adapters.EncodedModel({name}, encoder)."
+        )
+    return model
