@@ -1,0 +1,187 @@
+"""The student edition of the book: every solution removed, from the pages and from the downloads.
+
+Loaded by ``_config.yml`` (``sphinx.local_extensions``). It does nothing unless sphinx-exercise's
+``hide_solutions`` is true, which ``make book-student`` sets (``tools/student_config.py``).
+
+Two gaps of sphinx-exercise 1.2.1 that it closes:
+
+* ``hide_solutions`` drops a ``{solution}`` block, but a *gated* solution (``{solution-start}`` ...
+  ``{solution-end}``, the form our chapters use so that a solution can hold code cells) loses only
+  its opening directive: the text and code cells between stay on the page and the orphaned end
+  marker crashes the HTML writer (sphinx-exercise issue #89). Here the start directive leaves a
+  marker when solutions are hidden, and a transform removes everything from the marker to the end
+  marker.
+* The page's download menu offers the chapter's source (``_sources/<page>.md``) and the executed
+  notebook (``_sources/<page>.ipynb``, copied there by sphinx-book-theme); both still hold the
+  solutions. When the build finishes, ``strip_solutions_*`` removes them from every file in
+  ``_sources``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+
+# a MyST fence that opens a directive: ```{name} ... or :::{name} ...
+FENCE_OPEN = re.compile(r"^\s*(`{3,}|:{3,})\s*\{(solution|solution-start|solution-end)\}")
+
+
+class hidden_solution_gate(nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
+    """Where a hidden gated solution starts; removed with the solution by HideGatedSolutions."""
+
+
+def _skip(translator, node):
+    raise nodes.SkipNode
+
+
+class HideGatedSolutions(SphinxTransform):
+    """Remove each hidden gated solution: its marker, every sibling after it, and its end marker.
+
+    Runs before sphinx-exercise merges gated solutions (priority 10), so that nothing of a
+    hidden solution reaches the merge, the search index or the writers.
+    """
+
+    default_priority = 9
+
+    def apply(self):
+        from sphinx_exercise.nodes import solution_end_node
+
+        for gate in list(self.document.findall(hidden_solution_gate)):
+            parent = gate.parent
+            start = parent.index(gate)
+            end = next((i for i in range(start, len(parent.children))
+                        if isinstance(parent.children[i], solution_end_node)), None)
+            if end is None:
+                LOGGER.error("a hidden {solution-start} has no {solution-end} after it at the same level",
+                             location=gate)
+                parent.remove(gate)
+                continue
+            for child in parent.children[start:end + 1]:
+                parent.remove(child)
+
+
+def _gated_start_directive():
+    from sphinx_exercise.directive import SolutionStartDirective
+
+    class HidingSolutionStartDirective(SolutionStartDirective):
+        """``{solution-start}`` that leaves a marker when solutions are hidden (else unchanged)."""
+
+        def run(self):
+            result = super().run()
+            if self.env.app.config.hide_solutions:
+                marker = hidden_solution_gate()
+                self.set_source_info(marker)
+                return [marker]
+            return result
+
+    return HidingSolutionStartDirective
+
+
+class _Stripper:
+    """Line-by-line state machine that drops MyST solution blocks (plain and gated).
+
+    States: ``None`` (keep), ``"solution"`` (inside a ``{solution}`` fence), ``"start"`` (inside
+    the ``{solution-start}`` fence), ``"gated"`` (between the start and end fences: everything is
+    dropped, code cells included), ``"end"`` (inside the ``{solution-end}`` fence).
+    """
+
+    def __init__(self):
+        self.state = None
+        self.closer = None
+
+    @property
+    def dropping(self) -> bool:
+        return self.state is not None
+
+    def keep(self, line: str) -> bool:
+        """Feed one line; return whether it stays."""
+        stripped = line.strip()
+        if self.state in ("solution", "start", "end"):
+            if stripped and set(stripped) == {self.closer[0]} and len(stripped) >= len(self.closer):
+                self.state = "gated" if self.state == "start" else None
+            return False
+        match = FENCE_OPEN.match(line)
+        if match and self.state is None and match.group(2) in ("solution", "solution-start"):
+            self.state, self.closer = ("solution" if match.group(2) == "solution" else "start"), match.group(1)
+            return False
+        if match and self.state == "gated" and match.group(2) == "solution-end":
+            self.state, self.closer = "end", match.group(1)
+            return False
+        return self.state is None
+
+    def finish(self, where: str):
+        if self.state is not None:
+            raise ValueError(f"{where}: a solution block is not closed (state {self.state!r})")
+
+
+def strip_solutions_text(text: str, where: str = "text") -> str:
+    """Return MyST text (a chapter's ``.md``) without its ``{solution}`` and gated solution blocks.
+
+    Raises
+    ------
+    ValueError
+        If a solution block is left open at the end of the text.
+    """
+    stripper = _Stripper()
+    kept = [line for line in text.splitlines(keepends=True) if stripper.keep(line)]
+    stripper.finish(where)
+    return "".join(kept)
+
+
+def strip_solutions_notebook(notebook: dict, where: str = "notebook") -> dict:
+    """Return a notebook (nbformat 4 as a dict) without its solutions.
+
+    Markdown cells lose their solution blocks (a cell left empty is dropped); every cell between a
+    ``{solution-start}`` and its ``{solution-end}`` (code cells included) is dropped.
+    """
+    stripper = _Stripper()
+    cells = []
+    for cell in notebook["cells"]:
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            kept = "".join(line for line in source.splitlines(keepends=True) if stripper.keep(line))
+            if kept.strip():
+                cells.append({**cell, "source": kept})
+        elif not stripper.dropping:
+            cells.append(cell)
+    stripper.finish(where)
+    return {**notebook, "cells": cells}
+
+
+def strip_sources(outdir: Path) -> int:
+    """Strip the solutions from every ``.md`` and ``.ipynb`` under ``outdir/_sources``; return the count."""
+    count = 0
+    for path in sorted((Path(outdir) / "_sources").rglob("*")):
+        if path.suffix == ".md":
+            text = path.read_text(encoding="utf8")
+            path.write_text(strip_solutions_text(text, str(path)), encoding="utf8")
+            count += 1
+        elif path.suffix == ".ipynb":
+            notebook = json.loads(path.read_text(encoding="utf8"))
+            stripped = strip_solutions_notebook(notebook, str(path))
+            path.write_text(json.dumps(stripped, indent=1, ensure_ascii=False) + "\n", encoding="utf8")
+            count += 1
+    return count
+
+
+def _strip_downloads(app, exception):
+    if exception is not None or not app.config.hide_solutions or app.builder.format != "html":
+        return
+    count = strip_sources(Path(app.outdir))
+    LOGGER.info(f"student edition: solutions removed from {count} downloadable sources")
+
+
+def setup(app):
+    app.setup_extension("sphinx_exercise")
+    app.add_node(hidden_solution_gate, html=(_skip, None), latex=(_skip, None), text=(_skip, None))
+    app.add_directive("solution-start", _gated_start_directive(), override=True)
+    app.add_transform(HideGatedSolutions)
+    app.connect("build-finished", _strip_downloads)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
