@@ -14,6 +14,7 @@ from recourselab import cec
 from recourselab.cec import (
     METHODS,
     MLPClassifier,
+    attributions_by_feature,
     audit_explanations,
     cec_scores,
     counterfactual_rows,
@@ -94,6 +95,9 @@ def test_vectorised_ig_equals_per_row_per_point_loop(sizes):
         autodiff = np.asarray(cec._ig_network_autodiff(params, X, B, 8))
         loop = ig_reference_loop(params, X, B, 8)
         assert fast.dtype == np.float64
+        for rule in ("gauss-legendre", "trapezoid"):   # the rearranged pass and autodiff agree for every rule
+            assert np.allclose(cec._ig_network(params, X, B, 5, rule), cec._ig_network_autodiff(params, X, B, 5, rule),
+                               rtol=1e-10, atol=1e-12)
     assert np.allclose(fast, loop, rtol=1e-10, atol=1e-12)
     assert np.allclose(autodiff, loop, rtol=1e-10, atol=1e-12)
     assert jnp.zeros(1).dtype == jnp.float32   # the x64 context did not leak
@@ -296,17 +300,19 @@ def test_baselines_are_label_group_means_of_the_fit_data():
 
 
 # --------------------------------------------------------------------------- training
-def test_gradient_of_the_cec_loss_matches_finite_differences():
+@pytest.mark.parametrize(("rule", "seed"), [("riemann", 7), ("riemann", 1), ("gauss-legendre", 1)])
+def test_gradient_of_the_cec_loss_matches_finite_differences(rule, seed):
+    """Seed 7 (the original case) leaves most ReLUs dead along the paths; seed 1 keeps all 10 rows' IG non-zero."""
     sizes = (3, 4, 3, 1)
     with jax.enable_x64(True):
-        params = random_params(7, sizes)
-        rng = np.random.default_rng(7)
+        params = random_params(seed, sizes)
+        rng = np.random.default_rng(seed)
         X, Xc, B = (jnp.asarray(rng.normal(size=(5, 3))) for _ in range(3))
         weight = jnp.asarray([1.0, 1.0, 0.0, 1.0, 1.0])          # one unmatched row takes no part
 
         @jax.jit
         def loss(p):
-            return cec._cec_term(p, X, Xc, B, weight, 8)
+            return cec._cec_term(p, X, Xc, B, weight, 8, rule)
 
         grads = jax.grad(loss)(params)
         leaves, treedef = jax.tree_util.tree_flatten(params)
@@ -454,10 +460,12 @@ def test_bad_input_messages():
         integrated_gradients(model, np.ones((2, 2)), np.zeros(2), steps=0)
     with pytest.raises(ValueError, match=r"baselines has shape \(3,\)"):
         integrated_gradients(model, np.ones((2, 2)), np.zeros(3))
-    with pytest.raises(TypeError, match="cannot explain a RandomForestClassifier"):
-        from sklearn.ensemble import RandomForestClassifier
-        integrated_gradients(RandomForestClassifier(n_estimators=2).fit(np.eye(2), [0, 1]), np.ones((2, 2)),
-                             np.zeros(2))
+    from sklearn.ensemble import RandomForestClassifier
+    forest = RandomForestClassifier(n_estimators=2).fit(np.eye(2), [0, 1])
+    with pytest.raises(TypeError, match=r"cannot differentiate a RandomForestClassifier.*method='finite-difference'"):
+        integrated_gradients(forest, np.ones((2, 2)), np.zeros(2), method="autodiff")
+    with pytest.raises(TypeError, match="cannot explain a str"):
+        integrated_gradients("model", np.ones((2, 2)), np.zeros(2))
     Xn, yn, an = small_problem(40)
     with pytest.raises(ValueError, match=r"lambda_cec=1.0 > 0 needs X_cf"):
         MLPClassifier(lambda_cec=1.0).fit(Xn, yn)
@@ -639,3 +647,267 @@ def test_cross_validation_rejects_a_fractional_seed():
     X, y, a = small_problem(40)
     with pytest.raises(TypeError, match="random_state=0.5 must be an int >= 0"):
         cross_validate_methods(X, y, a, [0], methods=["unconstrained"], random_state=0.5)
+
+
+# --------------------------------------------------------------------------- quadrature rules (issue 16)
+@pytest.mark.parametrize("rule", cec.IG_RULES)
+@pytest.mark.parametrize("steps", [2, 3, 6, 17, 64])
+def test_quadrature_weights_sum_to_one_and_integrate_what_the_rule_promises(rule, steps):
+    alphas, weights = cec.ig_quadrature(steps, rule)
+    assert alphas.shape == weights.shape == (steps,)
+    assert weights.sum() == pytest.approx(1.0, abs=1e-14) and (weights > 0).all()
+    assert (np.diff(alphas) > 0).all() and alphas[0] >= 0 and alphas[-1] <= 1
+    # each node lies in its cell [c_{k-1}, c_k] of cumulative weights (the finite-difference path relies on it;
+    # for Gauss-Legendre this is the Chebyshev-Markov-Stieltjes separation)
+    upper = np.cumsum(weights)
+    assert (alphas <= upper + 1e-14).all() and (alphas >= upper - weights - 1e-14).all()
+    # degree of exactness: 2T - 1 for Gauss-Legendre, 1 for the midpoint and trapezoid rules
+    degree = 2 * steps - 1 if rule == "gauss-legendre" else 1
+    for k in range(degree + 1):
+        assert weights @ alphas**k == pytest.approx(1 / (k + 1), rel=1e-12)
+    if rule != "gauss-legendre":
+        assert abs(weights @ alphas**2 - 1 / 3) > 1e-6     # and not more
+
+
+def test_quadrature_rejects_bad_rules_and_steps():
+    with pytest.raises(ValueError, match=r"rule='simpson' is not a quadrature rule; use one of"):
+        cec.ig_quadrature(8, "simpson")
+    with pytest.raises(ValueError, match="steps=1 is too few for the trapezoid rule"):
+        cec.ig_quadrature(1, "trapezoid")
+    with pytest.raises(ValueError, match=r"steps=2.0 must be an integer >= 1"):
+        cec.ig_quadrature(2.0)
+    model = types.SimpleNamespace(coef_=np.ones((1, 2)), intercept_=np.zeros(1))
+    with pytest.raises(ValueError, match="rule=None is not a quadrature rule"):
+        integrated_gradients(model, np.ones((2, 2)), np.zeros(2), rule=None)
+    with pytest.raises(ValueError, match=r"method='numeric' is not one of \('auto', 'autodiff', 'finite-difference'\)"):
+        cec_scores(model, np.ones((2, 2)), np.ones((2, 2)), np.zeros(2), method="numeric")
+    X, y, _ = small_problem(40)
+    with pytest.raises(ValueError, match=r"ig_rule='midpoint' is not a quadrature rule"):
+        MLPClassifier(ig_rule="midpoint").fit(X, y)
+    with pytest.raises(ValueError, match=r"ig_steps=0 must be an integer >= 1 \(path points"):
+        MLPClassifier(ig_steps=0).fit(X, y)
+    with pytest.raises(ValueError, match="ig_steps=1 is too few for ig_rule='trapezoid'"):
+        MLPClassifier(ig_steps=1, ig_rule="trapezoid").fit(X, y)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match=rf"cec_pairs={bad!r} must be None"):
+            MLPClassifier(cec_pairs=bad).fit(X, y)
+
+
+def test_gauss_legendre_with_few_points_matches_a_fine_riemann_sum_on_a_smooth_network():
+    """On a smooth (tanh) network Gauss-Legendre with 16 points lands within the midpoint rule's own error bound
+    of a 1,024-point Riemann sum; the bound is max|h''| / (24 T^2) per attribution, h = the integrand, its second
+    derivative measured on a grid of 2,048 intervals (10% allowance, as a grid can under-estimate a maximum).
+    The midpoint rule with the same 16 points is more than 100 times further off."""
+    rng = np.random.default_rng(5)
+    with jax.enable_x64(True):
+        W1 = jnp.asarray(rng.normal(size=(5, 16)) / np.sqrt(5))
+        W2 = jnp.asarray(rng.normal(size=16) / 4)
+
+        def f(Z):
+            return jnp.tanh(Z @ W1) @ W2
+
+        X, B = rng.normal(size=(20, 5)), rng.normal(size=(20, 5)) * 0.5
+        fine = integrated_gradients(f, X, B, steps=1024)
+        gl16 = integrated_gradients(f, X, B, steps=16, rule="gauss-legendre")
+        mid16 = integrated_gradients(f, X, B, steps=16)
+        grid = 2048
+        alphas = np.linspace(0.0, 1.0, grid + 1)
+        path = B[:, None, :] + alphas[None, :, None] * (X - B)[:, None, :]
+        grads = np.asarray(jax.vmap(jax.grad(lambda z: f(z[None])[0]))(jnp.asarray(path.reshape(-1, 5))))
+    h = grads.reshape(20, grid + 1, 5) * (X - B)[:, None, :]
+    h2 = np.abs(np.diff(h, n=2, axis=1)).max(axis=1) * grid**2
+    bound = 1.1 * h2 / (24 * 1024**2) + 1e-12
+    assert (np.abs(gl16 - fine) <= bound).all()
+    # and the midpoint rule with the same 16 points is far off by comparison (its error is second order)
+    assert np.abs(mid16 - fine).max() > 100 * np.abs(gl16 - fine).max()
+
+
+def test_cec_pairs_subsample_the_shuffled_batch():
+    X, y, a = small_problem(256)
+    match = match_counterfactuals(X, y, a, [0])
+    X_cf, B = counterfactual_rows(match, X), label_group_baselines(X, y, a)
+    fit = dict(TINY, epochs=3, lambda_cec=1.0, random_state=0)
+
+    def logits(**kw):
+        return MLPClassifier(**dict(fit, **kw)).fit(X, y, X_cf=X_cf, baselines=B).decision_function(X)
+
+    # as many pairs as the batch holds is every pair: the same compiled step, the same model
+    assert np.array_equal(logits(cec_pairs=None), logits(cec_pairs=64))
+    assert np.array_equal(logits(cec_pairs=None), logits(cec_pairs=1000))
+    assert not np.allclose(logits(cec_pairs=None), logits(cec_pairs=8))
+    # the loss's CEC term on a batch is the term of its first cec_pairs rows
+    with jax.enable_x64(True):
+        params = random_params(2, (3, 6, 4, 1))
+        batch = {"X": jnp.asarray(X[:32]), "X_cf": jnp.asarray(X_cf[:32]), "B": jnp.asarray(B[:32]),
+                 "y": jnp.asarray(y[:32], float), "w": jnp.ones(32), "valid": jnp.ones(32),
+                 "a": jnp.asarray(a[:32], float), "matched": jnp.ones(32)}
+        cfg = cec._TrainConfig(sizes=(3, 6, 4, 1), batch_size=32, n_batches=1, dropout=0.0, learning_rate=1e-3,
+                               use_cec=True, ig_steps=6, ig_rule="gauss-legendre", cec_pairs=8)
+        _, parts = cec._batch_loss(params, batch, None, jnp.asarray([0.0, 1.0]), cfg)
+        expected = cec._cec_term(params, batch["X"][:8], batch["X_cf"][:8], batch["B"][:8], jnp.ones(8), 6,
+                                 "gauss-legendre")
+    assert float(parts[3]) == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_training_defaults_are_the_measured_cheap_setting():
+    clf = MLPClassifier()
+    assert (clf.ig_steps, clf.ig_rule, clf.cec_pairs) == (cec.TRAIN_IG_STEPS, cec.TRAIN_IG_RULE, cec.TRAIN_CEC_PAIRS)
+    assert (cec.TRAIN_IG_STEPS, cec.TRAIN_IG_RULE, cec.TRAIN_CEC_PAIRS) == (6, "gauss-legendre", 16)
+
+
+# --------------------------------------------------------------------------- any model: finite differences (issue 15)
+class CountingModel:
+    """Any object with predict_proba (and classes_) on the encoded matrix, counting what it is asked."""
+
+    def __init__(self, model):
+        self.model, self.classes_, self.calls, self.rows = model, model.classes_, 0, 0
+
+    def predict_proba(self, Z):
+        self.calls += 1
+        self.rows += len(Z)
+        return self.model.predict_proba(Z)
+
+
+def tree_problem(n=300, seed=0):
+    X, y, a = small_problem(n, seed)
+    X = np.column_stack([X, np.random.default_rng(seed).normal(size=n)])   # a 4th column no model needs
+    return X, y, a, label_group_baselines(X, y, a)
+
+
+@pytest.mark.parametrize("rule", cec.IG_RULES)
+def test_finite_differences_give_the_exact_ig_of_a_logistic_regression(rule):
+    X, y, a, B = tree_problem()
+    model = LogisticRegression().fit(X, y)
+    exact = (X[:30] - B[:30]) * model.coef_.ravel()
+    # the logit of predict_proba is linear, so every cell's difference is exact, whatever the rule or T
+    fd = integrated_gradients(model, X[:30], B[:30], steps=3, rule=rule, method="finite-difference")
+    assert np.allclose(fd, exact, rtol=1e-9, atol=1e-10)
+    counting = CountingModel(model)                                    # duck-typed: only predict_proba and classes_
+    assert np.allclose(integrated_gradients(counting, X[:30], B[:30], steps=3, rule=rule), exact, rtol=1e-9,
+                       atol=1e-10)
+
+
+def test_finite_differences_converge_to_the_ig_of_our_network():
+    """Against the autodiff IG of the same network: both approximate one integral with first-order error (a
+    ReLU network's gradient jumps along the path), so we compare each with a 2,048-point autodiff reference: the
+    finite differences at T = 64 are no further from it than twice the autodiff sum's own error at T = 64,
+    and they halve (or better) from T = 16 to T = 64."""
+    X, y, a, B = tree_problem()
+    model = MLPClassifier(hidden_layer_sizes=(16, 8), epochs=20, learning_rate=1e-2, random_state=0).fit(X, y)
+    rows = slice(0, 40)
+    reference = integrated_gradients(model, X[rows], B[rows], steps=2048)
+
+    def error(G):
+        return np.abs(G - reference).sum()
+
+    fd16 = integrated_gradients(model, X[rows], B[rows], steps=16, method="finite-difference")
+    fd64 = integrated_gradients(model, X[rows], B[rows], steps=64, method="finite-difference")
+    ad64 = integrated_gradients(model, X[rows], B[rows], steps=64)
+    assert error(fd64) <= 2 * error(ad64) + 1e-4 * np.abs(reference).sum()
+    assert error(fd64) <= 0.5 * error(fd16)
+    assert error(fd64) <= 0.02 * np.abs(reference).sum()
+
+
+def test_finite_differences_on_a_jax_function_keep_completeness():
+    rng = np.random.default_rng(3)
+    W1, W2 = rng.normal(size=(5, 16)), rng.normal(size=16)
+
+    def f(Z):
+        return jnp.tanh(jnp.asarray(Z) @ W1) @ W2
+
+    X, B = rng.normal(size=(30, 5)), rng.normal(size=(30, 5)) * 0.5
+    G = integrated_gradients(f, X, B, steps=64, method="finite-difference")
+    delta = np.asarray(f(X) - f(B), dtype=float)
+    keep = np.abs(delta) > 0.05
+    assert (np.abs(G.sum(axis=1) - delta)[keep] <= 1e-2 * np.abs(delta[keep])).all()
+    assert np.allclose(G, integrated_gradients(f, X, B, steps=64), rtol=0.05, atol=0.02)
+
+
+def test_tree_models_through_predict_proba():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y, a, B = tree_problem()
+    n, d, steps = 25, X.shape[1], 16
+
+    def logit(model, Z):
+        p = np.clip(model.predict_proba(Z)[:, 1], 1e-12, 1 - 1e-12)
+        return np.log(p) - np.log1p(-p)
+
+    # stumps: the logit is a sum of one-column step functions, so the cells telescope and completeness is exact
+    stumps = HistGradientBoostingClassifier(max_depth=1, max_iter=60, random_state=0).fit(X, y)
+    counting = CountingModel(stumps)
+    G = integrated_gradients(counting, X[:n], B[:n], steps=steps)
+    assert np.allclose(G.sum(axis=1), logit(stumps, X[:n]) - logit(stumps, B[:n]), rtol=0, atol=1e-9)
+    assert np.abs(G).sum() > 1.0                                 # the jumps are counted, not missed
+    assert counting.rows == 2 * d * steps * n                    # the stated cost: 2dT evaluations per row
+    assert counting.calls == -(-n // (cec._FD_BLOCK_EVALUATIONS // (2 * d * steps)))
+    # deeper trees interact: finite attributions of the right shape, completeness only approximate, and a
+    # column no split uses gets exactly nothing
+    deep = HistGradientBoostingClassifier(max_depth=3, max_iter=60, random_state=0).fit(X, y)
+    G = integrated_gradients(deep, X[:n], B[:n], steps=steps)
+    assert G.shape == (n, d) and np.isfinite(G).all()
+    used = {int(node["feature_idx"]) for tree in deep._predictors for node in tree[0].nodes if not node["is_leaf"]}
+    for j in set(range(d)) - used:
+        assert (G[:, j] == 0).all()
+    with pytest.raises(TypeError, match="cannot differentiate a HistGradientBoostingClassifier"):
+        integrated_gradients(deep, X[:2], B[:2], method="autodiff")
+    # the one-call audit works on the tree model as it is
+    audit = audit_explanations(deep, X, y, a, financial=[0], steps=8)
+    assert audit.cec.attributions.shape == (len(X), d) and ((audit.cec.score >= 0) & (audit.cec.score <= 1)).all()
+
+
+def test_finite_differences_reject_a_multiclass_or_misshapen_model():
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    three = DecisionTreeClassifier().fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match=r"the model has 3 classes \[0, 1, 2\]; only binary models"):
+        integrated_gradients(three, X[:2], np.zeros(2))
+    odd = types.SimpleNamespace(predict_proba=lambda Z: np.ones((len(Z), 3)) / 3)
+    with pytest.raises(ValueError, match=r"predict_proba returned shape \(\d+, 3\)"):
+        integrated_gradients(odd, X[:2], np.zeros(2), steps=2)
+
+
+# --------------------------------------------------------------------------- attributions per original feature
+def test_attributions_by_feature_add_up_one_hot_blocks():
+    from recourselab.datasets import load_german_credit
+
+    german = load_german_credit()
+    encoder = german.encoder().fit(german.X)
+    Z = encoder.transform(german.X)
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(5, Z.shape[1]))
+    out = attributions_by_feature(A, encoder)
+    assert list(out.columns) == encoder.feature_names and out.shape == (5, len(encoder.feature_names))
+    assert np.allclose(out.sum(axis=1), A.sum(axis=1))              # completeness survives the grouping
+    names = encoder.feature_names_out_
+    for feature in ("purpose", "credit_amount"):
+        block = [i for i, c in enumerate(names) if encoder.spec_of_column(c).name == feature]
+        assert np.allclose(out[feature], A[:, block].sum(axis=1))
+    assert len([c for c in names if c.startswith("purpose=")]) > 1     # a real one-hot block was summed
+    framed = attributions_by_feature(pd.DataFrame(A[:, :4], columns=names[:4], index=list("abcde")), encoder)
+    assert list(framed.index) == list("abcde") and framed.to_numpy().sum() == pytest.approx(A[:, :4].sum())
+    one = attributions_by_feature(A[0], encoder)
+    assert one.shape == (1, len(encoder.feature_names))
+    with pytest.raises(ValueError, match=r"attributions has 3 columns but \d+ column names are given"):
+        attributions_by_feature(A[:, :3], encoder)
+    with pytest.raises(ValueError, match=r"columns \['salary'\] are not columns of the encoder"):
+        attributions_by_feature(A[:, :1], encoder, columns=["salary"])
+    with pytest.raises(ValueError, match="missing or infinite"):
+        attributions_by_feature(np.full((1, len(names)), np.nan), encoder)
+    with pytest.raises(TypeError, match="encoder must be a fitted recourselab Encoder"):
+        attributions_by_feature(A, None)
+
+
+def test_a_model_fitted_on_a_data_frame_is_asked_with_its_column_names():
+    import warnings
+
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y, a, B = tree_problem(200)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "group", "noise"])
+    model = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # scikit-learn warns when a frame-fitted model is given an array
+        G = integrated_gradients(model, frame.iloc[:5], B[:5], steps=4)
+    assert G.shape == (5, 4) and np.isfinite(G).all()
