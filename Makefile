@@ -5,13 +5,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test bench cec-results clean help chapter lab
+.PHONY: book book-student test bench cec-results clean help chapter lab
 
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
-	@echo "make test   lint (ruff, configured in pyproject.toml) and run the recourselab test suite (pytest)"
+	@echo "make book-student  the student edition: the same book without the solutions (pages and .md/.ipynb downloads), into _build/student/html"
+	@echo "make test   lint (ruff, configured in pyproject.toml; actionlint on .github/workflows) and run the recourselab test suite (pytest)"
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
-	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (15-20 min)"
+	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (about 9 min on 2 cores)"
 	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
 	@echo "make lab    open JupyterLab in the repository, chapters (.md) opening as notebooks (any HOME; LAB_ARGS=\"--no-browser --port=8899\" to pass options)"
 	@echo "make clean  remove _build (keeps .venv)"
@@ -26,8 +27,21 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --all -W -n --keep-going
 
+# The student edition: _config.yml with sphinx-exercise's hide_solutions (tools/student_config.py),
+# built apart from the full book, then checked: no solution left in the pages or downloads, and every
+# chapter offers its executed .ipynb (tools/check_html.py).
+STUDENT := _build/student
+
+book-student: $(STAMP)
+	rm -rf $(STUDENT)
+	$(BIN)/python tools/student_config.py $(STUDENT)/_config.yml
+	$(BIN)/jupyter-book build . --all -W -n --keep-going --config $(STUDENT)/_config.yml --path-output $(STUDENT)
+	mv $(STUDENT)/_build/html $(STUDENT)/html
+	$(BIN)/python tools/check_html.py --student $(STUDENT)/html
+
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/actionlint .github/workflows/*.yml
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -21,7 +21,7 @@ import pytest
 BOOK = Path(__file__).resolve().parent.parent / "book"
 # chapters brought to the lessons standard (issues 13 and 14)
 CHAPTERS = ["intro", "recourse_basics", "group_counterfactuals", "situation_testing", "explanation_consistency",
-            "fair_ranking", "robust_allocation", "five_lenses"]
+            "fair_ranking", "robust_allocation", "five_lenses", "audit_your_own_model"]
 
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 NUMBER = re.compile(r"(?<![\w.$\\-])(\d+\.\d+|\d+(?:\.\d+)?\s?%)")

