@@ -42,12 +42,6 @@ def run(path: Path) -> bool:
         print(f"{path}: no code cells (a plain page), skipped")
         return True
     notebook = with_eval_checks(jupytext.read(path))
-    skipped = [number for number, cell in enumerate(notebook.cells)
-               if cell.cell_type == "code" and "remove-cell" in cell.metadata.get("tags", [])]
-    if skipped:
-        print(f"{path}: code cells {skipped} are tagged remove-cell, which the book's inline execution does not run;"
-              " tag hidden cells `remove-input, remove-output`")
-        return False
     client = NotebookClient(notebook, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
