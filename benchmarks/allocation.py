@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from recourselab.allocation import (
+from recourselab.allocation.engine import (
     BudgetDistribution,
     LendingUtility,
     robustness_experiment,
@@ -94,7 +94,7 @@ def bench_utility_ce(rng):
 
 def _naive_one(values, weights, capacity):
     """The naive counterfactual of the last applicant only (what utility_ce_naive does for each i)."""
-    from recourselab.allocation import _knapsack_solve
+    from recourselab.allocation.engine import _knapsack_solve
 
     i = len(values) - 1
     if weights[i] > capacity:

@@ -97,8 +97,8 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from recourselab import cec
 from recourselab.datasets import load_adult, load_german_credit, make_cec_synthetic
+from recourselab.explanation_consistency import cec
 
 from _timing import (
     Results,

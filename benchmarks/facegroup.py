@@ -32,8 +32,8 @@ import pandas as pd
 from sklearn.neighbors import KernelDensity
 
 from recourselab.datasets import load_adult
-from recourselab.graph import build_feasibility_graph
-from recourselab.groupcf import max_coverage
+from recourselab.group_counterfactuals.graph import build_feasibility_graph
+from recourselab.group_counterfactuals.selection import max_coverage
 
 from _timing import (
     Results,

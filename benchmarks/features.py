@@ -8,7 +8,7 @@ in n, and the speed-up over a naive per-pair loop measured on a subset.
 import numpy as np
 import pandas as pd
 
-from recourselab.counterfactuals import nearest_counterfactuals
+from recourselab.counterfactuals.recourse import nearest_counterfactuals
 from recourselab.datasets import load_adult, load_german_credit
 
 from _timing import Results, best_time, growth_exponent, machine

@@ -21,8 +21,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from recourselab import _linear
-from recourselab.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
+from recourselab.counterfactuals import _linear
+from recourselab.fair_ranking.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
 
 from _timing import Results, best_time, growth_exponent, machine
 

@@ -31,9 +31,9 @@ import time
 import numpy as np
 import pandas as pd
 
-import recourselab.situation_testing as st_module
+import recourselab.situation_testing.testing as st_module
 from recourselab.datasets import make_law_school, make_loan_scm
-from recourselab.situation_testing import _k_nearest_naive, situation_testing
+from recourselab.situation_testing.testing import _k_nearest_naive, situation_testing
 
 from _timing import Results, growth_exponent, machine, note_repeats
 

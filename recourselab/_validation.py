@@ -1,8 +1,29 @@
-"""Argument checks shared by several modules (private to the package, not in the API reference).
+"""The one argument-checking layer of the package (private, not in the API reference).
 
-* :func:`check_int`, :func:`check_integers`, :func:`check_real`, :func:`plain`:
-  scalar and integer-array arguments (a fractional count is an error, never
-  truncated; bools are not counts);
+Every public function validates its arguments here, so that the same mistake gets the same
+error everywhere. The conventions:
+
+* **TypeError** when an argument has the wrong *type*: a string or None where numbers are
+  expected, a float where a count is (``2.0`` included: counts are never rounded), a bool
+  where a number is, a model without ``predict_proba``;
+* **ValueError** when the type is right but the *value* is not: NaN or inf, out of range,
+  fractional entries of a count array, wrong shape or length, empty input, a label missing,
+  columns that do not match, indexes that do not line up;
+* every message names the argument, the offending value (or its first position) and the fix.
+
+What is here:
+
+* :func:`check_int`, :func:`check_integers`, :func:`check_real`, :func:`check_number`,
+  :func:`check_choice`, :func:`plain`: scalar and integer-array arguments (a fractional count is
+  an error, never truncated; bools are not counts);
+* :func:`check_array`, :func:`check_probabilities`, :func:`check_mask`, :func:`check_positions`:
+  numeric arrays, probabilities, boolean masks and row positions, with shape, length, NaN/inf
+  and range checks that name the first bad entry;
+* :func:`check_labels`: group labels (none missing, not a mix of numbers and strings);
+* :func:`check_aligned`: pandas arguments paired by position must share one index;
+* :func:`check_columns`: a DataFrame read by column *name*, never by position;
+* :func:`favourable_column`: which column of ``predict_proba`` is the favourable class;
+* :func:`check_seed`: an int seed for libraries that need one (jax, fairlearn);
 * :func:`check_unit_interval`: a share or probability in [0, 1] (or (0, 1));
 * :func:`check_rng`: ``random_state`` as a numpy Generator (None, an int seed
   >= 0 or a Generator; a float is never truncated to a seed);
@@ -15,6 +36,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Mapping
 
@@ -23,8 +45,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_real",
-           "check_rng", "check_unit_interval", "plain", "restore_dtype"]
+__all__ = ["check_aligned", "check_array", "check_choice", "check_columns", "check_cost_matrix", "check_do",
+           "check_int", "check_integers", "check_labels", "check_mask", "check_number", "check_positions",
+           "check_probabilities", "check_real", "check_rng", "check_seed", "check_unit_interval",
+           "favourable_column", "plain", "restore_dtype"]
 
 
 def plain(value):
@@ -63,10 +87,20 @@ def check_integers(values, name: str) -> np.ndarray:
 
 
 def check_labels(labels, name: str, n: int | None = None, *, what: str = "row") -> np.ndarray:
-    """Group labels as an object array, one per ``what``, none missing (a None or NaN label would be dropped
-    silently by pandas' grouping); the error names the first missing position, its index label for a
-    Series, and how many are missing."""
-    array = np.asarray(labels, dtype=object)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
+    """Group labels as an object array, one per ``what``, none missing, all of one kind.
+
+    A None or NaN label would be dropped silently by pandas' grouping, so it is an error naming the first
+    missing position (and its index label for a Series) and how many are missing. Labels that mix numbers
+    and strings (``1`` and ``"1"``) are an error too: pandas would keep them as two groups that print alike.
+    """
+    if labels is None or isinstance(labels, (str, bytes)):
+        raise TypeError(f"{name}={labels!r}; give one group label per {what} (a list, array or Series).")
+    values = labels.to_numpy() if isinstance(labels, (pd.Series, pd.Index)) else labels
+    array = np.empty(len(values), dtype=object) if np.ndim(values) == 1 else None
+    if array is not None:
+        array[:] = list(values)  # as given: numpy would turn ["a", nan] into the strings "a", "nan"
+    else:
+        array = np.asarray(values, dtype=object)
     if array.ndim != 1 or (n is not None and array.shape != (n,)):
         expected = f"one label per {what}" + (f" ({n})" if n is not None else "")
         raise ValueError(f"{name} has shape {array.shape}; give {expected}.")
@@ -78,6 +112,13 @@ def check_labels(labels, name: str, n: int | None = None, *, what: str = "row") 
             where += f", index label {plain(labels.index[i])!r}"
         raise ValueError(f"{name} has missing labels (None or NaN; {where}; {int(missing.sum())} in all); give "
                          f"every {what} a label, e.g. 'unknown', so that nobody is dropped silently.")
+    kinds = {"text" if isinstance(v, (str, bytes)) else "number" if isinstance(v, numbers.Number) else "other"
+             for v in array}
+    if len(kinds) > 1 and "text" in kinds:
+        text = next(plain(v) for v in array if isinstance(v, (str, bytes)))
+        other = next(plain(v) for v in array if not isinstance(v, (str, bytes)))
+        raise ValueError(f"{name} mixes strings and other values (e.g. {text!r} and {other!r}), which would form "
+                         f"separate groups that print alike; give every label the same type (e.g. {name}.astype(str)).")
     return array
 
 
@@ -192,3 +233,253 @@ def restore_dtype(values: np.ndarray, like: pd.Series) -> np.ndarray:
     if pd.api.types.is_bool_dtype(like) and np.isin(values, (0.0, 1.0)).all():
         return values.astype(bool)
     return values
+
+
+def check_number(value, name: str, *, minimum: float | None = None, maximum: float | None = None,
+                 strict_minimum: bool = False, allow_inf: bool = False) -> float:
+    """A real number (not a bool, not a string, not None) in a range; NaN is always an error, inf unless allowed.
+
+    ``strict_minimum=True`` asks for ``value > minimum``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={plain(value)!r} must be a number, not {type(value).__name__}.")
+    value = float(value)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ValueError(f"{name}={value!r} must be a finite number.")
+    if minimum is not None and (value <= minimum if strict_minimum else value < minimum):
+        raise ValueError(f"{name}={value:g} must be {'>' if strict_minimum else '>='} {minimum:g}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name}={value:g} must be <= {maximum:g}.")
+    return value
+
+
+def check_choice(value, name: str, options) -> str:
+    """One of ``options`` (compared as given; the error lists them)."""
+    options = tuple(options)
+    try:
+        ok = value in options
+    except TypeError:  # an unhashable or incomparable value
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}={plain(value)!r} is not one of {options}.")
+    return value
+
+
+def _entry(array: np.ndarray, name: str, position) -> str:
+    """``name[i]=value`` (or ``name[i, j]=value``) for messages."""
+    position = tuple(int(p) for p in np.atleast_1d(position))
+    where = ", ".join(map(str, position))
+    return f"{name}[{where}]={plain(array[position])!r}" if array.ndim else f"{name}={plain(array.item())!r}"
+
+
+def check_array(values, name: str, *, ndim: int | None = 1, length: int | None = None, width: int | None = None,
+                minimum: float | None = None, maximum: float | None = None, allow_nan: bool = False,
+                allow_inf: bool = False, integer: bool = False, allow_empty: bool = False,
+                length_of: str = "rows") -> np.ndarray:
+    """A float array (a new one: the caller's input is never modified) with its shape and entries checked.
+
+    Parameters
+    ----------
+    values : array-like, Series or DataFrame
+    name : str
+        The argument's name, used in every message.
+    ndim : int or None, default 1
+        Required number of dimensions (a scalar has 0); None accepts any.
+    length, width : int, optional
+        Required number of rows (entries of a 1-d array) and of columns; ``length_of`` names what
+        the rows are in the message ("rows", "applicants", ...).
+    minimum, maximum : float, optional
+        Inclusive range of the entries.
+    allow_nan, allow_inf : bool, default False
+        Accept NaN entries, and infinite ones (``inf = unreachable`` in cost matrices).
+    integer : bool, default False
+        Entries must be whole numbers (counts, amounts in whole units); bools are refused.
+    allow_empty : bool, default False
+        Accept zero entries.
+
+    Raises
+    ------
+    TypeError
+        None, strings, booleans where ``integer``, or entries that are not numbers.
+    ValueError
+        Wrong shape, length or width, empty input, NaN, inf, entries out of range or fractional.
+    """
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}={values!r}; give numbers (an array{' or a scalar' if ndim in (0, None) else ''}).")
+    raw = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame, pd.Index)) else values
+    raw = np.asarray(raw)
+    if raw.dtype.kind in "USO" and raw.dtype.kind != "O":
+        raise TypeError(f"{name} holds strings (dtype {raw.dtype}); give numbers.")
+    if integer and raw.dtype.kind == "b":
+        raise TypeError(f"{name} holds booleans; give whole numbers (counts or amounts), not True/False.")
+    try:
+        array = np.array(raw, dtype=float)
+    except (TypeError, ValueError):
+        bad = next((plain(v) for v in np.asarray(raw, dtype=object).ravel()
+                    if not isinstance(v, numbers.Number) or isinstance(v, (bool, np.bool_))), None)
+        raise TypeError(f"{name} must hold numbers; found {bad!r} ({type(bad).__name__}).") from None
+    if ndim is not None and array.ndim != ndim:
+        shape = {0: "a single number", 1: "a 1-d array", 2: "a 2-d table (rows by columns)"}.get(ndim, f"{ndim}-d")
+        raise ValueError(f"{name} has shape {array.shape}; give {shape}.")
+    if length is not None and (array.ndim == 0 or array.shape[0] != length):
+        one = length_of[:-1] if length_of.endswith("s") else length_of
+        raise ValueError(f"{name} has {array.shape[0] if array.ndim else 'no'} entries but there are {length} "
+                         f"{length_of}; give one per {one}.")
+    if width is not None and (array.ndim != 2 or array.shape[1] != width):
+        raise ValueError(f"{name} has shape {array.shape}; expected {width} columns.")
+    if not allow_empty and array.size == 0:
+        raise ValueError(f"{name} is empty; give at least one entry.")
+    if array.size and not np.isfinite(array).all():
+        bad = np.isnan(array) if not allow_nan else np.zeros(array.shape, bool)
+        if not allow_inf:
+            bad |= np.isinf(array)
+        if bad.any():
+            position = np.argwhere(bad)[0] if array.ndim else ()
+            what = "missing (NaN)" if np.isnan(array[tuple(position)]) else "infinite"
+            raise ValueError(f"{_entry(array, name, position)} is {what}; give finite numbers (impute, cap or drop "
+                             "those rows first).")
+    checks = []
+    if integer:
+        checks.append(("is not a whole number; counts and amounts are never rounded for you",
+                       np.isfinite(array) & (array != np.round(array))))
+    if minimum is not None:
+        checks.append((f"is below {minimum:g}", array < minimum))
+    if maximum is not None:
+        checks.append((f"is above {maximum:g}", array > maximum))
+    for message, bad in checks:
+        if np.any(bad):
+            position = np.argwhere(bad)[0] if array.ndim else ()
+            raise ValueError(f"{_entry(array, name, position)} {message}.")
+    return array
+
+
+def check_probabilities(values, name: str, **kwargs) -> np.ndarray:
+    """Finite probabilities in [0, 1] (see :func:`check_array` for the keyword arguments)."""
+    return check_array(values, name, minimum=0.0, maximum=1.0, **kwargs)
+
+
+def check_mask(values, name: str, n: int | None = None, *, meaning: str = "True = selected") -> np.ndarray:
+    """A boolean mask, one entry per row: bools or 0/1 (no NaN, no strings, no other numbers)."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}={values!r}; give one True/False (or 1/0) per row ({meaning}).")
+    raw = values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values
+    mask = np.asarray(raw)
+    if mask.ndim != 1 or (n is not None and mask.shape != (n,)):
+        expected = f" ({n})" if n is not None else ""
+        raise ValueError(f"{name} has shape {mask.shape}; give one entry per row{expected}.")
+    if mask.dtype == bool:
+        return mask.copy()
+    missing = np.asarray(pd.isna(mask), dtype=bool)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{name}[{i}] is missing ({plain(mask[i])!r}); give True/False or 1/0 for every row "
+                         f"({meaning}).")
+    bad = [plain(v) for v in pd.unique(mask) if isinstance(v, (str, bytes)) or v not in (0, 1)]
+    if bad:
+        raise ValueError(f"{name} must be boolean or 0/1 ({meaning}); found values {sorted(bad, key=repr)[:5]}.")
+    return mask.astype(bool)
+
+
+def check_positions(values, name: str, n: int, *, allow_empty: bool = True, unique: bool = False) -> np.ndarray:
+    """Integer row positions in ``0 .. n-1`` (never labels, bools or floats); optionally without repeats."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}={values!r}; give integer row positions.")
+    positions = check_integers(np.atleast_1d(np.asarray(values)) if np.ndim(values) == 0 else values, name)
+    if positions.ndim != 1:
+        raise ValueError(f"{name} has shape {positions.shape}; give a 1-d list of row positions.")
+    if not allow_empty and positions.size == 0:
+        raise ValueError(f"{name} is empty; give at least one row position.")
+    out = (positions < 0) | (positions >= n)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise ValueError(f"{name}[{i}]={int(positions[i])} is not a row position (0..{n - 1}); positions count from "
+                         "0 (use .get_indexer or np.flatnonzero to turn labels or masks into positions).")
+    if unique and len(np.unique(positions)) != len(positions):
+        values_, counts = np.unique(positions, return_counts=True)
+        raise ValueError(f"{name} repeats the positions {values_[counts > 1][:5].tolist()}; each row may appear once "
+                         "(drop the duplicates, e.g. np.unique).")
+    return positions
+
+
+def check_aligned(reference, name_reference: str, **others) -> None:
+    """pandas arguments paired with ``reference`` by position must carry its index.
+
+    Rows are matched by position; when both ``reference`` and another argument are pandas objects of
+    the same length whose indexes differ, the pairing would be silently wrong, so this is an error
+    (the fix: ``other.loc[reference.index]``, or ``.to_numpy()`` to pair by position on purpose). Lengths
+    are left to the shape checks, which report them better.
+    """
+    if not isinstance(reference, (pd.Series, pd.DataFrame)):
+        return
+    for name, other in others.items():
+        if isinstance(other, (pd.Series, pd.DataFrame)) and len(other) == len(reference) \
+                and not other.index.equals(reference.index):
+            theirs = [plain(v) for v in other.index[:3]]
+            ours = [plain(v) for v in reference.index[:3]]
+            raise ValueError(
+                f"{name} has a different index from {name_reference} ({name}'s first labels {theirs}, "
+                f"{name_reference}'s {ours}); "
+                f"rows are paired by position, so give {name} the same index (e.g. {name}.loc[{name_reference}.index]) "
+                f"or pass {name}.to_numpy() to pair by position on purpose."
+            )
+
+
+def check_columns(X, columns, name: str) -> np.ndarray:
+    """A table read by column name: a DataFrame is reordered to ``columns`` (or refused), an array is taken as is.
+
+    A DataFrame whose columns are the expected ones in another order is reordered (as scikit-learn
+    would refuse it, we align it by name rather than read it by position); one with missing or unknown
+    columns is an error listing them. An array cannot be checked by name and must have ``len(columns)``
+    columns. Returns a float array (a copy; nothing is modified).
+    """
+    columns = [str(c) for c in columns]
+    if isinstance(X, pd.DataFrame):
+        given = [str(c) for c in X.columns]
+        if given != columns:
+            missing = [c for c in columns if c not in given]
+            extra = [c for c in given if c not in columns]
+            if missing or extra or len(given) != len(columns):
+                raise ValueError(f"{name} has columns that do not match the {len(columns)} expected: missing "
+                                 f"{missing[:6]}, unexpected {extra[:6]}; give a frame with exactly the expected "
+                                 f"columns (e.g. {name}[encoder.feature_names_out_]).")
+            X = X.set_axis(given, axis=1)[columns]
+        return check_array(X, name, ndim=2, width=len(columns))
+    return check_array(X, name, ndim=2, width=len(columns))
+
+
+def favourable_column(model, favourable=1, name: str = "model") -> int:
+    """The column of ``model.predict_proba`` that holds the favourable class ``favourable``.
+
+    Refuses a model without ``predict_proba`` (TypeError) and one whose ``classes_`` do not include
+    ``favourable`` (ValueError, listing the classes: with a label where 1 is the unfavourable outcome,
+    such as a reoffending label, pass ``favourable=0``). A model without ``classes_`` is taken to have
+    the classes (0, 1).
+    """
+    if not hasattr(model, "predict_proba"):
+        raise TypeError(f"{name} {type(model).__name__} has no predict_proba; use a probabilistic classifier.")
+    classes = getattr(model, "classes_", None)
+    classes = [0, 1] if classes is None else [plain(c) for c in np.asarray(classes).tolist()]
+    if favourable not in classes:
+        raise ValueError(f"favourable={plain(favourable)!r} is not among {name}'s classes {classes}; pass the label "
+                         "of the favourable outcome (e.g. favourable=0 when 1 means reoffending or default).")
+    return classes.index(favourable)
+
+
+def check_seed(random_state, name: str = "random_state") -> int:
+    """An int seed in [0, 2**32 - 1] for libraries that need one (jax, fairlearn).
+
+    None draws fresh entropy; a numpy Generator or RandomState is asked for one integer; an int is
+    used as is; a float is refused even when whole (never truncated).
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**32 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2**32 - 1))
+    if not is_integer(random_state):
+        raise TypeError(f"{name}={plain(random_state)!r} must be None, an int seed or a numpy.random.Generator "
+                        "(floats are not truncated to a seed).")
+    if not 0 <= random_state < 2**32:
+        raise ValueError(f"{name}={int(random_state)} must be an int in [0, 2**32 - 1] (a seed).")
+    return int(random_state)

@@ -19,6 +19,16 @@ Actionability (the seeds' symbols in brackets): ``free`` (-), ``increase`` (↑)
 every immutable feature keeps its value (its whole one-hot block for a
 categorical), no ``increase`` feature goes down and no ``decrease`` feature goes
 up. For ordinal and binary features "up" means "later in ``order``".
+
+Feasible is not yet advice. A move shown to a person as *advice* must also be
+**actionable** (:meth:`Encoder.actionable`): feasible, every discrete feature at
+a whole level (binary, ordinal and categorical features, and continuous columns
+of an integer dtype such as age in years), every feature moved only in the
+direction its spec lets advice move it (``advise``: a feature may be allowed to
+change, e.g. age grows with time, without ever being *recommended*), and no
+feature moved further than its spec's plausible change (``max_change``, in the
+feature's own units). A method that cannot meet this returns its result
+labelled as a relaxation.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ __all__ = [
     "check_encoded",
     "check_encoder",
     "ACTIONABILITY",
+    "ADVICE",
     "FeatureSpec",
     "Encoder",
     "features_to_frame",
@@ -58,6 +69,17 @@ _ALIASES = {
     "fixed": "immutable",
 }
 _MONOTONE = ("increase", "decrease")
+ADVICE = ("any", "increase", "decrease", "never")
+_ADVICE_ALIASES = {
+    "-": "any", "free": "any", "↑": "increase", "up": "increase", "↓": "decrease", "down": "decrease",
+    "=": "never", "immutable": "never", "fixed": "never", "none": "never",
+}
+# What advice may do by default (the feature's actionability), and what it may be narrowed to.
+_DEFAULT_ADVICE = {"free": "any", "increase": "increase", "decrease": "decrease", "immutable": "never"}
+_ALLOWED_ADVICE = {"free": ADVICE, "increase": ("increase", "never"), "decrease": ("decrease", "never"),
+                   "immutable": ("never",)}
+# A value is "at a whole level" when it is within this distance of one (in levels, or in raw units).
+_LEVEL_TOL = 1e-6
 # Elements of the temporary difference array per chunk: small enough to stay in
 # cache (measured fastest in benchmarks/features.py), large enough to vectorise.
 _CHUNK_ELEMENTS = 40_000
@@ -91,11 +113,27 @@ class FeatureSpec:
         Unit printed next to values in tables and figures (e.g. ``"DM"``).
     description : str, optional
         One line saying what the feature is.
+    advise : {"any", "increase", "decrease", "never"}, optional
+        The direction in which *advice* may move the feature. Default (None):
+        what ``actionability`` allows (``free`` -> ``"any"``, ``immutable`` ->
+        ``"never"``); :attr:`advice_direction` gives the direction in force.
+        Narrow it for a feature that may change but must not be recommended:
+        age grows (``actionability="increase"``) but "be older" is no advice
+        (``advise="never"``); a past record such as credit history is never
+        rewritten by advice. Must not allow what ``actionability`` forbids.
+    max_change : float, optional
+        The largest change advice may ask for, in the feature's units (for an
+        ordinal feature, a whole number of levels), e.g. ``2`` for "at most two
+        levels of savings" or ``10`` for "at most 10 more hours a week". Only for
+        continuous and ordinal features. Default: no cap.
 
     Examples
     --------
     >>> FeatureSpec("age", "continuous", "↑", unit="years").actionability
     'increase'
+    >>> spec = FeatureSpec("age", "continuous", "increase", advise="never")
+    >>> spec.actionability, spec.advice_direction    # allowed to grow, never advised
+    ('increase', 'never')
     >>> FeatureSpec("savings", "ordinal", "increase", order=["none", "< 100", ">= 100"]).order
     ('none', '< 100', '>= 100')
     """
@@ -109,6 +147,8 @@ class FeatureSpec:
     upper: float | None = None
     unit: str = ""
     description: str = ""
+    advise: str | None = None
+    max_change: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -159,15 +199,64 @@ class FeatureSpec:
             raise ValueError(
                 f"lower={self.lower!r} must be below upper={self.upper!r} for {where}."
             )
+        self._set_advice(where, act)
+
+    def _set_advice(self, where: str, act: str) -> None:
+        # ``advise`` keeps what was given (None = follow actionability), so that
+        # dataclasses.replace(spec, actionability="immutable") narrows the advice with it
+        if self.advise is not None:
+            advise = _ADVICE_ALIASES.get(self.advise, self.advise)
+            if advise not in ADVICE:
+                raise ValueError(f"advise={self.advise!r} for {where} is not one of {ADVICE}.")
+            if advise not in _ALLOWED_ADVICE[act]:
+                raise ValueError(
+                    f"advise={advise!r} for {where} allows a move that actionability={act!r} forbids; advice may "
+                    f"only narrow what is feasible: use one of {_ALLOWED_ADVICE[act]}."
+                )
+            if self.kind == "categorical" and advise in _MONOTONE:
+                raise ValueError(f"{where} is categorical, so advise={advise!r} has no direction; use 'any' or "
+                                 "'never'.")
+            object.__setattr__(self, "advise", advise)
+        if self.max_change is None:
+            return
+        if self.kind in ("binary", "categorical"):
+            raise ValueError(
+                f"max_change={self.max_change!r} for {where}: a {self.kind} feature changes by one whole step or "
+                "not at all, so a cap has no meaning; use advise='never' to keep advice from changing it."
+            )
+        if isinstance(self.max_change, (bool, np.bool_)) or not isinstance(self.max_change, (int, float, np.number)):
+            raise TypeError(f"max_change={self.max_change!r} for {where} must be a number.")
+        cap = float(self.max_change)
+        if not math.isfinite(cap) or cap <= 0:
+            raise ValueError(f"max_change={self.max_change!r} for {where} must be a finite number > 0.")
+        if self.kind == "ordinal" and cap != round(cap):
+            raise ValueError(f"max_change={self.max_change!r} for {where} counts levels of an ordinal feature; give a "
+                             "whole number.")
+        object.__setattr__(self, "max_change", cap)
+
+    @property
+    def advice_direction(self) -> str:
+        """The direction advice may move the feature: ``advise``, or by default what ``actionability`` allows."""
+        return _DEFAULT_ADVICE[self.actionability] if self.advise is None else self.advise
 
     @property
     def symbol(self) -> str:
         """The seeds' symbol for the actionability (``-``, ``↑``, ``↓`` or ``=``)."""
         return ACTIONABILITY_SYMBOLS[self.actionability]
 
+    @property
+    def advice(self) -> str:
+        """What advice may do with the feature, in words (e.g. ``"increase, at most 2 levels"``)."""
+        direction = self.advice_direction
+        if self.max_change is None or direction == "never":
+            return direction
+        unit = "levels" if self.kind == "ordinal" else (self.unit or "units")
+        sign = "±" if direction == "any" else ""
+        return f"{direction}, at most {sign}{self.max_change:g} {unit}"
+
 
 def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
-    """One row per feature: kind, actionability, weight, levels or range, unit, description.
+    """One row per feature: kind, actionability, advice, weight, levels or range, unit, description.
 
     Used by the book's data-set appendix so the tables always match the code.
     """
@@ -186,6 +275,7 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
                 "feature": spec.name,
                 "kind": spec.kind,
                 "actionability": f"{spec.symbol} {spec.actionability}",
+                "advice": spec.advice,
                 "weight": spec.weight,
                 "levels (worst to best) or range": levels,
                 "unit": spec.unit,
@@ -432,6 +522,42 @@ class Encoder(TransformerMixin, BaseEstimator):
         self._may_rise = np.array([False] * len(imm) + [True] * len(inc) + [False] * len(dec))
         self._agg = agg
         self._column_feature = np.argmax(agg > 0, axis=1)
+        self._build_advice_index()
+
+    def _encoded_cap(self, s: FeatureSpec) -> float:
+        """A spec's ``max_change`` in encoded units (inf when it has none)."""
+        if s.max_change is None:
+            return np.inf
+        if s.kind == "ordinal":
+            return s.max_change / max(len(self.levels_[s.name]) - 1, 1)
+        lo, hi = self.ranges_[s.name]
+        return s.max_change / ((hi - lo) or 1.0)
+
+    def _build_advice_index(self):
+        """Per encoded column, the change advice may make (encoded units), and which columns hold whole levels."""
+        d = len(self.feature_names_out_)
+        lo, hi = np.full(d, -np.inf), np.full(d, np.inf)
+        for s in self.specs_:
+            block = self.slices_[s.name]
+            cap = self._encoded_cap(s)
+            lo[block] = {"never": 0.0, "increase": 0.0}.get(s.advice_direction, -cap)
+            hi[block] = {"never": 0.0, "decrease": 0.0}.get(s.advice_direction, cap)
+        self._advice_lo, self._advice_hi = lo, hi
+        self._advice_cols = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
+        # whole levels: ordinal/binary columns count levels, integer continuous columns count raw units
+        steps, offsets, grid = np.ones(d), np.zeros(d), np.zeros(d, dtype=bool)
+        for s in self.specs_:
+            j = self.slices_[s.name].start
+            if s.kind in ("ordinal", "binary"):
+                steps[j], grid[j] = 1.0 / max(len(self.levels_[s.name]) - 1, 1), True
+            elif s.kind == "continuous" and pd.api.types.is_integer_dtype(self.dtypes_[s.name]):
+                low, high = self.ranges_[s.name]
+                steps[j], offsets[j], grid[j] = 1.0 / ((high - low) or 1.0), low, True
+        self._grid_cols, self._grid_step, self._grid_offset = np.flatnonzero(grid), steps[grid], offsets[grid]
+        self._grid_top = np.array([(len(self.levels_[self.specs_[self._column_feature[j]].name]) - 1)
+                                   if self.specs_[self._column_feature[j]].kind != "continuous" else np.inf
+                                   for j in self._grid_cols])
+        self._blocks = [self.slices_[s.name] for s in self.specs_ if s.kind == "categorical"]
 
     def _require_fitted(self):
         if not hasattr(self, "feature_names_out_"):
@@ -643,6 +769,171 @@ class Encoder(TransformerMixin, BaseEstimator):
             else:
                 out[s.name] = np.zeros(len(D), dtype=bool)
         return pd.DataFrame(out)
+
+    # ------------------------------------------------------------------ advice
+    def advice_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The change advice may make to each encoded column: ``(lower, upper)`` in encoded units.
+
+        From each spec's ``advise`` direction and ``max_change`` (0 where advice may not move a column
+        that way, ``±inf`` where there is no cap). A target ``z'`` of a row ``z`` is within these
+        bounds when ``lower <= z' - z <= upper`` column by column; :meth:`actionable` also asks for
+        whole levels and feasibility.
+        """
+        self._require_fitted()
+        return self._advice_lo.copy(), self._advice_hi.copy()
+
+    def on_levels(self, Z) -> np.ndarray:
+        """Row-wise: is every discrete value a whole level?
+
+        Binary and ordinal columns must sit on one of their levels, each categorical block must be a
+        valid one-hot row, and a continuous feature whose fitted column has an integer dtype (age in
+        years, months, counts) must be a whole number of its units.
+        """
+        self._require_fitted()
+        Z = check_encoded(Z, "Z", self.n_columns)
+        ok = np.ones(len(Z), dtype=bool)
+        if self._grid_cols.size:
+            levels = Z[:, self._grid_cols] / self._grid_step + self._grid_offset
+            ok &= (np.abs(levels - np.round(levels)) <= _LEVEL_TOL).all(axis=1)
+            ordinal = np.isfinite(self._grid_top)
+            scaled = Z[:, self._grid_cols[ordinal]] / self._grid_step[ordinal]
+            ok &= ((scaled >= -_LEVEL_TOL) & (scaled <= self._grid_top[ordinal] + _LEVEL_TOL)).all(axis=1)
+        for block in self._blocks:
+            values = Z[:, block]
+            binary = (np.abs(values) <= _LEVEL_TOL) | (np.abs(values - 1) <= _LEVEL_TOL)
+            ok &= binary.all(axis=1) & (np.abs(values.sum(axis=1) - 1) <= _LEVEL_TOL)
+        return ok
+
+    def _within_advice(self, delta: np.ndarray, atol: float) -> np.ndarray:
+        cols = self._advice_cols
+        return self._within(delta[..., cols], self._advice_lo[cols] - atol, self._advice_hi[cols] + atol)
+
+    def actionable(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
+        """Row-wise: is the move ``Z_from[i] -> Z_to[i]`` advice a person could follow?
+
+        A move is actionable when it is :meth:`feasible`, lands on whole levels (:meth:`on_levels`),
+        moves every feature only in the direction its spec's ``advise`` allows, and no further than
+        its ``max_change``. ``atol`` is the tolerance of :meth:`feasible`, in encoded units.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> specs = [FeatureSpec("age", "continuous", "increase", advise="never"),
+        ...          FeatureSpec("savings", "ordinal", "increase", order=[0, 1, 2, 3], max_change=1)]
+        >>> frame = pd.DataFrame({"age": [20, 60], "savings": [0, 3]})
+        >>> enc = Encoder(specs).fit(frame)
+        >>> z = enc.transform(pd.DataFrame({"age": [30, 30, 30, 30], "savings": [0, 0, 0, 0]}))
+        >>> to = enc.transform(pd.DataFrame({"age": [30, 32, 30, 30], "savings": [1, 0, 2, 0]}))
+        >>> to[3, 1] = 0.5                      # half a level of savings
+        >>> enc.feasible(z, to).tolist(), enc.actionable(z, to).tolist()
+        ([True, True, True, True], [True, False, False, False])
+        """
+        ok = self.feasible(Z_from, Z_to, atol=atol)
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
+        return ok & self._within_advice(B - A, atol) & self.on_levels(B)
+
+    def actionable_pairs(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
+        """All pairs: ``out[i, j]`` says whether ``Z_from[i] -> Z_to[j]`` is actionable (see :meth:`actionable`).
+
+        Returns a boolean array of shape (len(Z_from), len(Z_to)), computed in chunks of rows.
+        """
+        out = self.feasible_pairs(Z_from, Z_to, atol=atol)
+        A = check_encoded(Z_from, "Z_from", self.n_columns)[:, self._advice_cols]
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
+        out &= self.on_levels(B)[None, :]
+        B = B[:, self._advice_cols]
+        lower, upper = self._advice_lo[self._advice_cols] - atol, self._advice_hi[self._advice_cols] + atol
+        chunk = max(1, _CHUNK_ELEMENTS * 25 // max(len(B) * max(A.shape[1], 1), 1))
+        for start in range(0, len(A), chunk):
+            block = slice(start, start + chunk)
+            out[block] &= self._within(B[None, :, :] - A[block, None, :], lower, upper)
+        return out
+
+    def advice_violations(self, Z_from, Z_to) -> pd.DataFrame:
+        """Why each move is not actionable: one column per feature, ``""`` where the feature is fine.
+
+        The reasons: ``"moves the wrong way"`` (infeasible), ``"not to be advised"`` (``advise="never"``),
+        ``"advised the wrong way"``, ``"beyond its plausible change (...)"`` (over ``max_change``, with the
+        change and the cap in the feature's units) and ``"not a whole level"``.
+        """
+        self._require_fitted()
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
+        if A.shape != B.shape:
+            raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
+        infeasible = self.violations(A, B)
+        out = {}
+        for s in self.specs_:
+            reasons = zip(A, B, infeasible[s.name], strict=True)
+            out[s.name] = [self._advice_reason(s, a, b, bad) for a, b, bad in reasons]
+        return pd.DataFrame(out)
+
+    def _advice_reason(self, s: FeatureSpec, a: np.ndarray, b: np.ndarray, infeasible: bool) -> str:
+        block = self.slices_[s.name]
+        delta = b[block] - a[block]
+        moved = np.abs(delta).max() > 1e-9
+        if infeasible:
+            return "moves the wrong way"
+        direction = s.advice_direction
+        if moved and direction == "never":
+            return "not to be advised"
+        if moved and s.kind != "categorical" and (delta[0] > 1e-9 and direction == "decrease"
+                                                  or delta[0] < -1e-9 and direction == "increase"):
+            return "advised the wrong way"
+        if not self._block_on_levels(s, b):
+            return "not a whole level"
+        cap = self._encoded_cap(s)
+        if moved and s.kind != "categorical" and abs(delta[0]) > cap + 1e-9:
+            change = abs(delta[0]) * (s.max_change / cap)
+            unit = "levels" if s.kind == "ordinal" else s.unit
+            return f"beyond its plausible change ({change:.3g} > {s.max_change:g} {unit})".replace(" )", ")")
+        return ""
+
+    def _block_on_levels(self, s: FeatureSpec, b: np.ndarray) -> bool:
+        """Is feature ``s`` of the encoded row ``b`` at a whole level (the other features ignored)?"""
+        values = b[self.slices_[s.name]]
+        if s.kind == "categorical":
+            return bool(np.all((np.abs(values) <= _LEVEL_TOL) | (np.abs(values - 1) <= _LEVEL_TOL))
+                        and abs(values.sum() - 1) <= _LEVEL_TOL)
+        where = np.flatnonzero(self._grid_cols == self.slices_[s.name].start)
+        if not where.size:
+            return True
+        level = values[0] / self._grid_step[where[0]] + self._grid_offset[where[0]]
+        return bool(abs(level - round(level)) <= _LEVEL_TOL and -_LEVEL_TOL <= values[0] / self._grid_step[where[0]]
+                    <= self._grid_top[where[0]] + _LEVEL_TOL)
+
+    def snap_to_levels(self, Z_from, Z_to) -> np.ndarray:
+        """``Z_to`` with every discrete value moved to a whole level, away from ``Z_from``.
+
+        Ordinal and binary values, and integer-dtype continuous values, are rounded in the direction of
+        the move (so each changed feature moves at least as far as proposed: one more level, never
+        one less), and stay within the feature's levels; a categorical block takes its largest column.
+        Directions and caps are not enforced: check the result with :meth:`actionable` (and the model).
+        Neither input is modified.
+        """
+        self._require_fitted()
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns).copy()
+        if A.shape != B.shape:
+            raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
+        if self._grid_cols.size:
+            cols, step, offset = self._grid_cols, self._grid_step, self._grid_offset
+            start, target = A[:, cols] / step + offset, B[:, cols] / step + offset
+            near = np.round(target)
+            snapped = np.where(np.abs(target - near) <= _LEVEL_TOL, near,
+                               np.where(target > start, np.ceil(target), np.floor(target)))
+            top = self._grid_top  # inf for integer continuous columns: only levels have a top
+            B[:, cols] = np.clip(snapped - offset, 0.0, top) * step
+        for block in self._blocks:
+            values = B[:, block]
+            B[:, block] = 0.0
+            B[np.arange(len(B)), block.start + np.argmax(values, axis=1)] = 1.0
+        return B
 
     # ------------------------------------------------------------------ costs
     def weight_vector(self, weights: Mapping[str, float] | None = None) -> np.ndarray:

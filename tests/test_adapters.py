@@ -20,16 +20,16 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from recourselab.adapters import EncodedModel, check_model
-from recourselab.allocation import feature_ce, prune_move
-from recourselab.burden import minimum_resources
-from recourselab.counterfactuals import nearest_counterfactuals, recourse_by_group
+from recourselab.allocation.engine import feature_ce, prune_move
+from recourselab.counterfactuals.recourse import nearest_counterfactuals, recourse_by_group
 from recourselab.datasets import load_adult
+from recourselab.fair_ranking.ranking import ranked_fair_representation, rerank_by_cost
 from recourselab.features import Encoder, FeatureSpec
-from recourselab.graph import build_feasibility_graph
-from recourselab.groupcf import max_coverage
-from recourselab.ranking import ranked_fair_representation, rerank_by_cost
+from recourselab.group_counterfactuals.burden import minimum_resources
+from recourselab.group_counterfactuals.graph import build_feasibility_graph
+from recourselab.group_counterfactuals.selection import max_coverage
 from recourselab.scm import AdditiveNoiseSCM
-from recourselab.situation_testing import situation_testing
+from recourselab.situation_testing.testing import situation_testing
 
 CATEGORICAL = ["workclass", "education", "marital_status", "occupation", "relationship", "sex", "race"]
 

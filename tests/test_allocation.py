@@ -1,4 +1,4 @@
-"""Tests for recourselab.allocation: the paper's Tables 1-2, brute force on small instances, bad input."""
+"""Tests for recourselab.allocation.engine: the paper's Tables 1-2, brute force on small instances, bad input."""
 
 import itertools
 from unittest import mock
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab import allocation as al
-from recourselab.allocation import (
+from recourselab.allocation import engine as al
+from recourselab.allocation.engine import (
     AdmissionUtility,
     BudgetDistribution,
     LendingUtility,
@@ -33,7 +33,7 @@ from recourselab.allocation import (
     utility_ce_naive,
     validity,
 )
-from recourselab.counterfactuals import NO_COUNTERFACTUAL, nearest_counterfactuals
+from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL, nearest_counterfactuals
 from recourselab.datasets import admissions_graduation_probability, make_admissions
 
 EPS = 1e-6

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from recourselab.burden import (
+from recourselab.features import Encoder, FeatureSpec
+from recourselab.group_counterfactuals.burden import (
     attribute_change_frequency,
     auc_table,
     cauc,
@@ -20,7 +21,6 @@ from recourselab.burden import (
     minimum_resources_table,
     nice_values,
 )
-from recourselab.features import Encoder, FeatureSpec
 
 
 @st.composite
@@ -544,8 +544,8 @@ class _SolveClock:
     """Stands in for ``_mip.clock``: time moves only when a CBC solve of burden or groupcf returns."""
 
     def __init__(self, monkeypatch, step):
-        import recourselab.burden as burden_module
-        import recourselab.groupcf as groupcf_module
+        import recourselab.group_counterfactuals.burden as burden_module
+        import recourselab.group_counterfactuals.selection as groupcf_module
         from recourselab import _mip
 
         self.now, self.limits = 0.0, []

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from recourselab import cec
-from recourselab.cec import (
+from recourselab.datasets import make_cec_synthetic
+from recourselab.explanation_consistency import cec
+from recourselab.explanation_consistency.cec import (
     METHODS,
     MLPClassifier,
     attributions_by_feature,
@@ -25,7 +26,6 @@ from recourselab.cec import (
     match_counterfactuals,
     regimes,
 )
-from recourselab.datasets import make_cec_synthetic
 
 
 # --------------------------------------------------------------------------- helpers

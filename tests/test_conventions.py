@@ -13,19 +13,19 @@ import re
 
 import pytest
 
-MODULES = ["features", "datasets", "models", "adapters", "counterfactuals", "graph", "groupcf", "burden", "scm",
-           "audit", "situation_testing", "cec", "ranking", "allocation", "plotting", "widgets"]
+MODULES = ["features", "datasets", "models", "adapters", "scm", "audit", "counterfactuals", "group_counterfactuals",
+           "situation_testing", "explanation_consistency", "fair_ranking", "allocation", "viz"]
 
 # Frozen dataclasses that are not results of a computation, so a table view is not their job.
 NOT_RESULTS = {
     "features.FeatureSpec": "a specification (features_to_frame tabulates several)",
     "datasets.Dataset": "a data container (its frame is the table)",
     "datasets.SyntheticWorld": "a data container",
-    "graph.FeasibilityGraph": "a fitted graph (to_networkx, costs, components)",
+    "group_counterfactuals.FeasibilityGraph": "a fitted graph (to_networkx, costs, components)",
     "allocation.LendingUtility": "a utility function's parameters",
     "allocation.AdmissionUtility": "a utility function's parameters",
     "allocation.BudgetDistribution": "a distribution's parameters",
-    "cec.FittedMethod": "a fitted model",
+    "explanation_consistency.FittedMethod": "a fitted model",
 }
 
 # Source patterns that draw random numbers.

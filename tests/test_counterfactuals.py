@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab.counterfactuals import (
+from recourselab.counterfactuals.recourse import (
     NO_COUNTERFACTUAL,
     coverage_by_group,
     describe_changes,

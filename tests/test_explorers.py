@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from recourselab import widgets
+from recourselab.viz import widgets
 
 
 @pytest.fixture
@@ -166,7 +166,7 @@ def test_explorer_and_check_validate_their_arguments():
     box = widgets.explorer(bar_chart, controls())
     with pytest.raises(ValueError, match=r"\['z'\], which are not controls"):
         widgets.check_explorer(box, values={"z": 1})
-    with pytest.raises(TypeError, match="pass what recourselab.widgets.explorer returned"):
+    with pytest.raises(TypeError, match="pass what recourselab.viz.explorer returned"):
         widgets.check_explorer(ipywidgets.VBox())
     with pytest.raises(ValueError, match="min_png_bytes=-1"):
         widgets.check_explorer(box, min_png_bytes=-1)

@@ -12,9 +12,9 @@ from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity
 
-from recourselab.counterfactuals import NO_COUNTERFACTUAL
+from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL
 from recourselab.features import Encoder, FeatureSpec
-from recourselab.graph import (
+from recourselab.group_counterfactuals.graph import (
     _kde_weights,
     _relative_log_density,
     build_feasibility_graph,

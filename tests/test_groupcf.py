@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import sparse
 
-from recourselab import _mip, groupcf
-from recourselab.counterfactuals import NO_COUNTERFACTUAL as NONE
-from recourselab.groupcf import (
+from recourselab import _mip
+from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL as NONE
+from recourselab.group_counterfactuals import selection as groupcf
+from recourselab.group_counterfactuals.selection import (
     GroupCounterfactuals,
     allocate_by_dp,
     combine_max_coverage,

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recourselab import plotting, widgets
+from recourselab.viz import plotting, widgets
 
 
 def test_group_palette_is_stable_and_bounded():

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from recourselab import _linear
-from recourselab.ranking import (
+from recourselab.counterfactuals import _linear
+from recourselab.fair_ranking.ranking import (
     _Engine,
     _fail_probability,
     best_ratio_with_one_more,

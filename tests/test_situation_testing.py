@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab.situation_testing import (
+from recourselab.situation_testing.testing import (
     _k_nearest_naive,
     build_groups,
     counterfactual_fairness,
@@ -615,7 +615,7 @@ legacy_adapter = _k_nearest_naive  # the search before issue 17, kept in the pac
 
 def legacy(function, *args, **kwargs):
     """``function`` (build_groups or situation_testing) run with the legacy neighbour search."""
-    import recourselab.situation_testing as module
+    import recourselab.situation_testing.testing as module
 
     saved = module._k_nearest
     module._k_nearest = legacy_adapter
@@ -654,7 +654,7 @@ def tied_tables(draw):
 @given(tied_tables(), st.sampled_from(OPTIONS), st.integers(1, 40), st.sampled_from([0, 1, 2, 32]),
        st.sampled_from([1, 7, 1000]))
 def test_chunked_ckdtree_search_equals_the_legacy_search_on_tied_data(data, options, chunk_size, max_spare, pilot):
-    import recourselab.situation_testing as module
+    import recourselab.situation_testing.testing as module
 
     frame, frame_cf, protected, _, k = data
     options = dict(options)

@@ -1,4 +1,4 @@
-"""Kernel-free twins (recourselab.widgets.sweep, twin_chart, Twin) and the explorers' static-page note."""
+"""Kernel-free twins (recourselab.viz.widgets.sweep, twin_chart, Twin) and the explorers' static-page note."""
 
 import json
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from recourselab import widgets
+from recourselab.viz import widgets
 
 
 def coverage(k, d):

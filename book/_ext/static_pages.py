@@ -16,7 +16,7 @@ Two fixes for the console errors of the rendered pages (``tools/check_static_pag
   registry, so pages declared the constant twice ("Identifier 'THEBE_JS_URL'
   has already been declared"). Identical scripts are kept once.
 
-The kernel-free twins (``recourselab.widgets.twin_chart``) load Vega from the CDN
+The kernel-free twins (``recourselab.viz.twin_chart``) load Vega from the CDN
 themselves and need nothing from here.
 """
 

@@ -74,9 +74,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from . import _linear
-from ._validation import check_int, check_labels, check_real
-from .counterfactuals import LinearRecourse, linear_recourse  # noqa: F401  (re-exported for convenience)
+from .._validation import check_int, check_labels, check_real
+from ..counterfactuals import _linear
+from ..counterfactuals.recourse import LinearRecourse, linear_recourse  # noqa: F401  (re-exported for convenience)
 
 __all__ = [
     "RankedCheck",

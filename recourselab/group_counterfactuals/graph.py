@@ -29,8 +29,8 @@ from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity, NearestNeighbors
 from tqdm.auto import tqdm
 
-from .counterfactuals import NO_COUNTERFACTUAL
-from .features import Encoder, check_encoded, check_encoder
+from ..counterfactuals.recourse import NO_COUNTERFACTUAL
+from ..features import Encoder, check_encoded, check_encoder
 
 __all__ = [
     "WEIGHTINGS",

@@ -297,7 +297,7 @@ def check_explorer(box: Explorer, values: Mapping[str, object] | None = None, *,
         names the control and the value.
     """
     if not isinstance(box, Explorer):
-        raise TypeError(f"box is a {type(box).__name__}; pass what recourselab.widgets.explorer returned.")
+        raise TypeError(f"box is a {type(box).__name__}; pass what recourselab.viz.explorer returned.")
     values = dict(values or {})
     unknown = set(values) - set(box.controls)
     if unknown:

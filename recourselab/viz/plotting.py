@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ._validation import check_int, check_integers, check_real
-from .counterfactuals import coverage_by_group
-from .features import ACTIONABILITY
+from .._validation import check_int, check_integers, check_real
+from ..counterfactuals.recourse import coverage_by_group
+from ..features import ACTIONABILITY
 
 __all__ = [
     "GROUP_COLOURS",
@@ -321,7 +321,7 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
       (:func:`~recourselab.counterfactuals.linear_recourse` with ``encoder=``);
     * a **FACE path** (dark line): a chain of short allowed steps between
       observed people that ends at an approved one
-      (:func:`~recourselab.graph.face_counterfactuals`).
+      (:func:`~recourselab.group_counterfactuals.face_counterfactuals`).
 
     The function draws what it is given; it checks that the picture is
     consistent (the applicant is refused, the nearest counterfactual and the
@@ -550,7 +550,7 @@ def _check_boundary(boundary):
 def plot_connectivity(table: pd.DataFrame, *, chosen: float | None = None, ax=None, title: str | None = None):
     """Connectivity of the feasibility graph against epsilon (FACEGroup's Fig. 2).
 
-    ``table`` is :func:`~recourselab.graph.connectivity_by_epsilon`'s output;
+    ``table`` is :func:`~recourselab.group_counterfactuals.connectivity_by_epsilon`'s output;
     ``chosen`` marks the epsilon used afterwards.
     """
     needed = {"epsilon", "singletons (share)", "largest component (share)", "components"}
@@ -579,7 +579,7 @@ def plot_connectivity(table: pd.DataFrame, *, chosen: float | None = None, ax=No
 def plot_attribute_change_frequency(table: pd.DataFrame, *, ax=None, title: str | None = None, min_share: float = 0.0):
     """Heat map of attribute change frequency: rows = (sub)groups, columns = features (FACEGroup's Fig. 4).
 
-    ``table`` is :func:`~recourselab.burden.attribute_change_frequency`'s output;
+    ``table`` is :func:`~recourselab.group_counterfactuals.attribute_change_frequency`'s output;
     features that never change more often than ``min_share`` are left out.
     """
     if not isinstance(table, pd.DataFrame) or "covered" not in table.columns:
@@ -604,7 +604,7 @@ def plot_auc_curves(results: dict, *, ax=None, title: str | None = None, group_o
     Parameters
     ----------
     results : dict
-        Group label -> list of :class:`~recourselab.burden.AUCResult` of one
+        Group label -> list of :class:`~recourselab.group_counterfactuals.AUCResult` of one
         metric (e.g. kAUC for k = 1, 2, 3, 4); line styles tell the parameters apart.
     """
     if not results:
@@ -722,7 +722,7 @@ def plot_regime_shares(shares: pd.DataFrame, *, ax=None, title: str | None = Non
     """Stacked horizontal bars of the regime shares (columns A-D, rows = models or variants).
 
     ``shares`` holds fractions (rows sum to 1), e.g. one
-    :class:`~recourselab.cec.RegimeResult` ``shares`` per model stacked into a frame.
+    :class:`~recourselab.explanation_consistency.RegimeResult` ``shares`` per model stacked into a frame.
     """
     if not isinstance(shares, pd.DataFrame) or not set("ABCD") <= set(shares.columns):
         raise ValueError("shares must be a DataFrame with columns 'A', 'B', 'C' and 'D' (fractions per row).")

@@ -33,10 +33,10 @@ import pandas as pd
 import pulp
 from tqdm.auto import tqdm
 
+from .._mip import Deadline, check_time_limit, continuous, solve
+from .._validation import check_labels
+from ..features import Encoder, check_encoded, check_encoder
 from . import _linear
-from ._mip import Deadline, check_time_limit, continuous, solve
-from ._validation import check_labels
-from .features import Encoder, check_encoded, check_encoder
 
 __all__ = [
     "NO_COUNTERFACTUAL",

@@ -146,7 +146,8 @@ REGIME_MEANING = {
 
 def _require_jax():
     if jax is None:  # pragma: no cover
-        raise ImportError("this part of recourselab.cec needs jax and optax: pip install 'recourselab[cec]'.")
+        raise ImportError("this part of recourselab.explanation_consistency needs jax and optax: "
+                          "pip install 'recourselab[cec]'.")
 
 
 # --------------------------------------------------------------------------- validation helpers
@@ -1312,16 +1313,18 @@ def _check_method(method) -> str:
 def _unexplainable(model, method: str) -> TypeError:
     if method == "autodiff":
         return TypeError(
-            f"cannot differentiate a {type(model).__name__}: method='autodiff' needs recourselab.cec.MLPClassifier, "
-            "a fitted linear model (coef_ and intercept_) or a function f(Z) -> (n,) written in jax.numpy. For any "
-            "other model with predict_proba use method='finite-difference' (or 'auto')."
+            f"cannot differentiate a {type(model).__name__}: method='autodiff' needs "
+            "recourselab.explanation_consistency.MLPClassifier, a fitted linear model (coef_ and intercept_) or a "
+            "function f(Z) -> (n,) written in jax.numpy. For any other model with predict_proba use "
+            "method='finite-difference' (or 'auto')."
         )
     return TypeError(
         f"cannot explain a {type(model).__name__}: integrated gradients need a differentiable logit or, through "
-        "finite differences, a predict_proba(Z) on the encoded matrix. Use recourselab.cec.MLPClassifier, a fitted "
-        "linear model (coef_ and intercept_), fairlearn's ThresholdOptimizer or ExponentiatedGradient around one of "
-        "those, a function f(Z) -> (n,) in jax.numpy, or any fitted classifier with predict_proba (e.g. a "
-        "scikit-learn HistGradientBoostingClassifier, or a Pipeline wrapped by recourselab's adapter)."
+        "finite differences, a predict_proba(Z) on the encoded matrix. Use "
+        "recourselab.explanation_consistency.MLPClassifier, a fitted linear model (coef_ and intercept_), "
+        "fairlearn's ThresholdOptimizer or ExponentiatedGradient around one of those, a function f(Z) -> (n,) in "
+        "jax.numpy, or any fitted classifier with predict_proba (e.g. a scikit-learn "
+        "HistGradientBoostingClassifier, or a Pipeline wrapped by recourselab's adapter)."
     )
 
 
@@ -1614,7 +1617,7 @@ def attributions_by_feature(attributions, encoder, *, columns=None) -> pd.DataFr
     >>> attributions_by_feature(np.array([[0.5, 0.2, -0.1]]), enc).round(2).to_dict("records")
     [{'age': 0.5, 'job': 0.1}]
     """
-    from .features import check_encoder
+    from ..features import check_encoder
 
     encoder = check_encoder(encoder)
     index = None

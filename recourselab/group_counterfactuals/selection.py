@@ -56,9 +56,9 @@ import pulp
 from scipy import sparse
 from tqdm.auto import tqdm
 
-from ._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
-from ._validation import check_cost_matrix, check_int, check_labels, check_real, check_rng, plain
-from .counterfactuals import NO_COUNTERFACTUAL as _NONE
+from .._mip import Deadline, binary, check_time_limit, continuous, solve, time_limit_message
+from .._validation import check_cost_matrix, check_int, check_labels, check_real, check_rng, plain
+from ..counterfactuals.recourse import NO_COUNTERFACTUAL as _NONE
 
 __all__ = [
     "GroupCounterfactuals",

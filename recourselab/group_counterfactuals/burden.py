@@ -2,7 +2,7 @@
 
 All metrics take a cost matrix ``C`` (factuals x candidates, ``inf`` = not
 reachable), typically from :meth:`FeasibilityGraph.costs
-<recourselab.graph.FeasibilityGraph.costs>`. Following the paper
+<recourselab.group_counterfactuals.FeasibilityGraph.costs>`. Following the paper
 :cite:p:`fragkathoulas2025facegroup`, coverage is measured over the
 **coverable** factuals only: those with at least one reachable candidate. How
 many factuals are not coverable at all is itself a burden, and every result
@@ -35,11 +35,11 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from ._mip import Deadline, binary, check_time_limit, solve
-from ._validation import check_cost_matrix, check_int, check_integers, check_labels, check_real, plain
-from .counterfactuals import NO_COUNTERFACTUAL
-from .features import Encoder, check_encoded, check_encoder
-from .groupcf import max_coverage, min_max_cost
+from .._mip import Deadline, binary, check_time_limit, solve
+from .._validation import check_cost_matrix, check_int, check_integers, check_labels, check_real, plain
+from ..counterfactuals.recourse import NO_COUNTERFACTUAL
+from ..features import Encoder, check_encoded, check_encoder
+from .selection import max_coverage, min_max_cost
 
 __all__ = [
     "MinimumResources",
@@ -473,7 +473,7 @@ def kauc(C, k: int, d_grid=None, *, method: str = "greedy", time_limit: float = 
     ``d_grid`` (default :func:`cost_grid` of this ``C`` with 12 points, as in
     the paper). ``saturation`` is sp(k): the smallest threshold on the grid
     reaching the highest coverage. :math:`S_{k,d}` comes from
-    :func:`~recourselab.groupcf.max_coverage` with ``method``.
+    :func:`~recourselab.group_counterfactuals.max_coverage` with ``method``.
 
     Parameters
     ----------
@@ -556,7 +556,7 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     """cAUC(c): the smallest maximum cost reaching coverage c, as the number of counterfactuals grows.
 
     With :math:`r_c(k)` the least radius within which k counterfactuals cover a
-    share c of the coverable factuals (:func:`~recourselab.groupcf.min_max_cost`;
+    share c of the coverable factuals (:func:`~recourselab.group_counterfactuals.min_max_cost`;
     :math:`\\infty` where k is too small) and :math:`\\bar d` = ``cost_ceiling``,
 
     .. math:: \\mathrm{cAUC}(c) = \\frac{1}{\\bar d\\,(k_{max} - k_{min})}
@@ -844,9 +844,9 @@ def group_vs_individual_cost(C, k_values, *, method: str = "mip", time_limit: fl
     """The price of explaining a group with k counterfactuals instead of one per person (FACEGroup's Fig. 5).
 
     For each k: find the largest coverage k counterfactuals can reach at any
-    cost (:func:`~recourselab.groupcf.max_coverage` with d = the largest finite
+    cost (:func:`~recourselab.group_counterfactuals.max_coverage` with d = the largest finite
     cost), choose k counterfactuals reaching that coverage at the least
-    largest cost (:func:`~recourselab.groupcf.min_max_cost`), and compare the
+    largest cost (:func:`~recourselab.group_counterfactuals.min_max_cost`), and compare the
     mean cost of the served factuals under that group solution with the mean of
     their own cheapest candidates (FACE's individual counterfactuals, a lower
     bound).

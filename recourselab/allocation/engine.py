@@ -57,8 +57,8 @@ import pandas as pd
 from scipy.stats import norm, truncnorm
 from tqdm.auto import tqdm
 
-from ._validation import check_rng, check_unit_interval
-from .counterfactuals import NO_COUNTERFACTUAL
+from .._validation import check_rng, check_unit_interval
+from ..counterfactuals.recourse import NO_COUNTERFACTUAL
 
 __all__ = [
     "lending_utility",
@@ -1051,10 +1051,10 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     >>> res.target, float(frame["grade"][res.target]), round(res.cost, 2)   # the cheapest grade reaching 0.6
     (2, 5.0, 0.5)
     """
-    from .adapters import check_model
-    from .counterfactuals import nearest_counterfactuals
-    from .features import check_encoded, check_encoder
-    from .models import favourable_proba
+    from ..adapters import check_model
+    from ..counterfactuals.recourse import nearest_counterfactuals
+    from ..features import check_encoded, check_encoder
+    from ..models import favourable_proba
 
     check_encoder(encoder)
     Z = check_encoded(Z, "Z", encoder.n_columns)
@@ -1950,7 +1950,7 @@ def graft_candidates(z, Z, encoder, keep) -> np.ndarray:
     >>> graft_candidates(Z[0], Z, enc, keep=["amount"]).tolist()
     [[0.0, 0.0], [0.0, 0.0], [0.0, 0.5], [0.0, 1.0]]
     """
-    from .features import check_encoded, check_encoder
+    from ..features import check_encoded, check_encoder
 
     check_encoder(encoder)
     z = check_encoded(np.atleast_2d(z), "z", encoder.n_columns)
@@ -2004,9 +2004,9 @@ def prune_move(model, z_from, z_to, m_prime, encoder) -> np.ndarray:
     >>> prune_move(model, [0.0, 0.0], [1.0, 1.0], 0.6, enc).tolist()                 # b's change is undone
     [1.0, 0.0]
     """
-    from .adapters import check_model
-    from .features import check_encoded, check_encoder
-    from .models import favourable_proba
+    from ..adapters import check_model
+    from ..features import check_encoded, check_encoder
+    from ..models import favourable_proba
 
     check_encoder(encoder)
     check_model(model, encoder)

@@ -1,7 +1,7 @@
 """Recourse to a linear boundary: argument parsing, the actionability box, and the exact projection.
 
 Shared by :func:`recourselab.counterfactuals.linear_recourse` and the RAGUEL
-re-rankings in :mod:`recourselab.ranking`, so that both use one model of
+re-rankings in :mod:`recourselab.fair_ranking`, so that both use one model of
 actionability and one cost. Private to the package: the public entry points
 document everything a user needs.
 
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validation import check_real
-from .features import Encoder, check_encoder
+from .._validation import check_real
+from ..features import Encoder, check_encoder
 
 # room to spare in bound comparisons: absorbs rounding of values that sit on a bound
 SLACK = 1e-9
