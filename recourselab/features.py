@@ -250,7 +250,7 @@ class FeatureSpec:
         direction = self.advice_direction
         if self.max_change is None or direction == "never":
             return direction
-        unit = "levels" if self.kind == "ordinal" else (self.unit or "units")
+        unit = ("level" if self.max_change == 1 else "levels") if self.kind == "ordinal" else (self.unit or "units")
         sign = "±" if direction == "any" else ""
         return f"{direction}, at most {sign}{self.max_change:g} {unit}"
 

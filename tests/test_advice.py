@@ -165,7 +165,7 @@ def test_advice_defaults_to_actionability_and_is_tabulated():
     from dataclasses import replace
     assert replace(specs[0], actionability="immutable").advice_direction == "never"
     assert features_to_frame(specs)["advice"].tolist() == [
-        "increase", "never", "any, at most ±1 levels", "decrease, at most 5 k€"]
+        "increase", "never", "any, at most ±1 level", "decrease, at most 5 k€"]
 
 
 def test_advice_checks_do_not_modify_their_inputs():
