@@ -15,13 +15,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from recourselab.allocation.engine import feature_ce
-from recourselab.counterfactuals import _linear
-from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL, linear_recourse, nearest_counterfactuals
-from recourselab.fair_ranking.ranking import raguel, raguel_block
+from recourselab.allocation import feature_ce
+from recourselab.counterfactuals import NO_COUNTERFACTUAL, _linear, linear_recourse, nearest_counterfactuals
+from recourselab.fair_ranking import raguel, raguel_block
 from recourselab.features import Encoder, FeatureSpec
-from recourselab.group_counterfactuals.graph import build_feasibility_graph, face_counterfactuals
-from recourselab.group_counterfactuals.selection import max_coverage, min_max_cost
+from recourselab.group_counterfactuals import build_feasibility_graph, face_counterfactuals, max_coverage, min_max_cost
 
 from strategies import specs_and_frames
 
