@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 help:
 	@echo "make book   build the book with every chapter executed into _build/html (fails on any cell error or warning)"
 	@echo "make book-student  the student edition: the same book without the solutions (pages and .md/.ipynb downloads), into _build/student/html"
-	@echo "make test   lint (ruff, configured in pyproject.toml; actionlint on .github/workflows) and run the recourselab test suite (pytest)"
+	@echo "make test   lint (ruff, configured in pyproject.toml; actionlint on .github/workflows) and run the recourselab test suite (pytest on both cores)"
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
 	@echo "make cec-results  recompute the explanation-consistency chapter's stored 5-fold results (about 9 min on 2 cores)"
 	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
@@ -42,7 +42,7 @@ book-student: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/actionlint .github/workflows/*.yml
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 bench: $(STAMP)
 	@for script in benchmarks/[!_]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
