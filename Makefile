@@ -23,9 +23,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
+# The rebuilt lessons' visible cells also run alone in a fresh kernel (tools/run_alone.py) on the second core
+# while the book builds; their outputs are then compared with the book's.
 book: $(STAMP)
-	rm -rf _build/html _build/.doctrees
-	$(BIN)/jupyter-book build . --all -W -n --keep-going
+	rm -rf _build/html _build/.doctrees _build/alone
+	mkdir -p _build
+	$(BIN)/python tools/run_alone.py --execute > _build/alone.log 2>&1 & alone=$$!; \
+	$(BIN)/jupyter-book build . --all -W -n --keep-going; built=$$?; \
+	wait $$alone; grep -v "Kernel is running" _build/alone.log; test $$built -eq 0
+	$(BIN)/python tools/run_alone.py --compare
 
 # The student edition: _config.yml with sphinx-exercise's hide_solutions (tools/student_config.py),
 # built apart from the full book, then checked: no solution left in the pages or downloads, and every

@@ -1,7 +1,7 @@
 """Every lesson fits one class, and its visible code runs on its own (DESIGN section 4; tools/lessons.py).
 
 The lessons are the root page and the ToC part "Lessons". A lesson not yet rebuilt to the budget is
-listed in ``NOT_YET_REBUILT`` (strict xfail: the day it fits, the test fails until it leaves the list).
+listed in ``tools/lessons.py`` (strict xfail: the day it fits, the test fails until it leaves the list).
 """
 
 import sys
@@ -13,10 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import lessons  # noqa: E402
 
-# issues 23-25 rebuild these as lessons; each leaves the lists with its rebuild
-NOT_YET_WITHIN_BUDGET = {"recourse_basics", "group_counterfactuals", "situation_testing", "explanation_consistency",
-                         "fair_ranking", "robust_allocation", "five_lenses"}
-NOT_YET_RUNNING_ALONE = NOT_YET_WITHIN_BUDGET | {"intro"}
+NOT_YET_WITHIN_BUDGET = lessons.NOT_YET_WITHIN_BUDGET
+NOT_YET_RUNNING_ALONE = lessons.NOT_YET_RUNNING_ALONE
 PAGES = lessons.lesson_pages()
 
 

@@ -25,6 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 WORD_BUDGET = 3500
 CODE_BUDGET = 150
 HIDDEN_TAGS = {"remove-cell", "remove-input"}
+# Issues 23-25 rebuild these pages as lessons; each leaves the lists with its rebuild
+# (tests/test_lessons.py strict-xfails them meanwhile; tools/run_alone.py skips them).
+NOT_YET_WITHIN_BUDGET = {"recourse_basics", "group_counterfactuals", "situation_testing", "explanation_consistency",
+                         "fair_ranking", "robust_allocation", "five_lenses"}
+NOT_YET_RUNNING_ALONE = NOT_YET_WITHIN_BUDGET | {"intro"}
 
 # fenced blocks whose body is prose a reader reads (their option lines are dropped)
 PROSE_DIRECTIVES = re.compile(r"\{(admonition|exercise|solution|note|tip|warning|important|caution|attention|"
@@ -43,6 +48,11 @@ def lesson_pages(toc: Path = ROOT / "_toc.yml") -> list[Path]:
         if part.get("caption", "").strip().lower() == "lessons":
             pages += [chapter["file"] for chapter in part.get("chapters", [])]
     return [ROOT / f"{page}.md" for page in pages]
+
+
+def rebuilt_lessons() -> list[Path]:
+    """The lessons already rebuilt to the budget (their visible code must run alone)."""
+    return [p for p in lesson_pages() if p.stem not in NOT_YET_RUNNING_ALONE]
 
 
 def notebook(path: Path):
