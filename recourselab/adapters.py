@@ -301,7 +301,7 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n, n_classes)
-            Columns in the order of :attr:`classes_`.
+            Columns in the order of ``classes_``.
         """
         estimator = self._model()
         if not hasattr(estimator, "predict_proba"):

@@ -22,6 +22,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from ._validation import check_bool, check_choice, check_number, check_seed, check_unit_interval, favourable_column
+from .adapters import _encoded_rows
 from .datasets import Dataset
 from .features import Encoder
 
@@ -147,8 +148,8 @@ class TrainedModel:
         return self.test[self.dataset.target].to_numpy()
 
     def proba(self, Z) -> np.ndarray:
-        """Probability of the favourable outcome for encoded rows ``Z``."""
-        return favourable_proba(self.model, Z)
+        """Probability of the favourable outcome (label 1) for encoded rows ``Z`` (array, or frame read by name)."""
+        return favourable_proba(self.model, _encoded_rows(Z, self.encoder))
 
     def decide(self, Z) -> np.ndarray:
         """The model's decision for encoded rows ``Z``: True = favourable."""

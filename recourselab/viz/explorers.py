@@ -239,6 +239,10 @@ class Explorer(widgets.VBox):
 
     def restore(self, values: Mapping[str, object]) -> None:
         """Set several controls at once and redraw once (not once per control)."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"values names {sorted(unknown)}, which are not controls of this explorer "
+                             f"({sorted(self.controls)}).")
         for control in self.controls.values():
             control.unobserve(self.redraw, names="value")
         try:

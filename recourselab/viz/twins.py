@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_bool, check_int, plain
+from .._validation import check_array, check_bool, check_int, check_number, plain
 
 __all__ = ["sweep", "twin_chart", "Twin"]
 
@@ -223,7 +223,8 @@ class Twin:
         for name, value in setting.items():
             column = self.frame[name]
             if pd.api.types.is_numeric_dtype(column):
-                same = np.isclose(column.to_numpy(dtype=float), float(value), rtol=1e-9, atol=1e-12)
+                value = check_number(value, name)
+                same = np.isclose(column.to_numpy(dtype=float), value, rtol=1e-9, atol=1e-12)
             else:
                 same = (column == value).to_numpy()
             keep &= same | column.isna().to_numpy()
@@ -519,9 +520,10 @@ def _encode_axis(frame, column, axis_title, domain, axis: str, field_name: str, 
         if axis == "X" and x_scale == "log":
             domain = [float(values[values > 0].min()), float(values.max())]
     else:
-        domain = check_array(domain, f"{axis.lower()}_domain", length=2, length_of="ends (low, high)").tolist()
-        if not domain[0] < domain[1]:
-            raise ValueError(f"{axis.lower()}_domain={domain} must be (low, high) with low < high.")
+        ends = check_array(domain, f"{axis.lower()}_domain", length=2, length_of="ends (low, high)")
+        if not ends[0] < ends[1]:
+            raise ValueError(f"{axis.lower()}_domain={ends.tolist()} must be (low, high) with low < high.")
+        domain = [plain(v) for v in domain]  # as given (the page shows 0, not 0.0)
     scale = alt.Scale(domain=list(domain), type=x_scale if axis == "X" else "linear", nice=False)
     return getattr(alt, axis)(f"{field_name}:Q", title=axis_title, scale=scale)
 

@@ -299,6 +299,9 @@ CASES = [
     (twin(color="group", stack="no"), TypeError, "stack='no' must be True or False"),
     (lambda: viz.twin_chart(table(), x="covered", y="group", sliders={"k": "k"}, title="t", x_title="x",
                             y_title="y").view(z=1), ValueError, "not sliders"),
+    (lambda: viz.twin_chart(table(), x="covered", y="group", sliders={"k": "k"}, title="t", x_title="x",
+                            y_title="y").view(k="two"), TypeError, "k='two' must be a number"),
+    (lambda: viz.explorer(bars, controls()).restore({"z": 1}), ValueError, r"values names \['z'\]"),
 ]
 
 
