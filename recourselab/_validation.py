@@ -483,3 +483,44 @@ def check_seed(random_state, name: str = "random_state") -> int:
     if not 0 <= random_state < 2**32:
         raise ValueError(f"{name}={int(random_state)} must be an int in [0, 2**32 - 1] (a seed).")
     return int(random_state)
+
+
+# --- added for shared (viz, adapters, models, audit, scm)
+def check_bool(value, name: str) -> bool:
+    """A flag: True or False (Python or numpy bool); anything else (1, "yes", None) is a TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={plain(value)!r} must be True or False.")
+    return bool(value)
+
+
+def check_aligned_all(**arguments) -> None:
+    """Every pandas argument among ``arguments`` must carry the index of the first pandas one.
+
+    :func:`check_aligned` with the reference chosen for the caller: rows of arguments paired by
+    position (two Series of flags, costs and group labels, ...) may come as arrays or as pandas
+    objects in any mix, and whichever pandas argument comes first is the one the others must match.
+    Arguments that are not pandas objects (arrays, lists, None) are skipped.
+    """
+    pandas = [(name, value) for name, value in arguments.items() if isinstance(value, (pd.Series, pd.DataFrame))]
+    if len(pandas) > 1:
+        (name, reference), *others = pandas
+        check_aligned(reference, name, **dict(others))
+
+
+def check_numeric_columns(frame: pd.DataFrame, columns, name: str, **kwargs) -> np.ndarray:
+    """Columns of a DataFrame as a float array, each of a numeric dtype, then checked by :func:`check_array`.
+
+    ``columns`` is one column name (a 1-d array is returned) or a list of them (2-d). A column of text
+    is a TypeError naming it even when its entries would parse as numbers ("0.3"): numpy would turn an
+    object array of numeric strings into floats without a word. ``kwargs`` go to :func:`check_array`
+    (its ``ndim`` is set here).
+    """
+    single = not isinstance(columns, (list, tuple))
+    names = [columns] if single else list(columns)
+    for column in names:
+        values = frame[column]
+        if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
+            raise TypeError(f"{name}[{column!r}] has dtype {values.dtype}; give numbers (convert text with "
+                            "pd.to_numeric first).")
+    return check_array(frame[names[0]] if single else frame[names], f"{name}[{columns!r}]" if single else name,
+                       ndim=1 if single else 2, **kwargs)

@@ -32,6 +32,8 @@ model is along them anyway. Observed rows decode exactly.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Mapping
 
 import numpy as np
@@ -41,6 +43,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import check_aligned, check_columns, check_labels, favourable_column, plain
 from .features import Encoder, check_encoded, check_encoder
 
 __all__ = ["EncodedModel", "check_model"]
@@ -75,8 +78,10 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         Fitted (used as is, like fairlearn's ``prefit=True``) or not fitted
         (then call :meth:`fit` with encoded rows and labels: a clone of it is
         fitted on the decoded frame). ``sklearn.base.clone`` of an
-        EncodedModel clones the estimator (unfitted) and keeps the fitted
-        encoder, so the clone can be refitted on encoded rows.
+        EncodedModel clones the estimator (unfitted), keeps the fitted
+        encoder and ``fill``, and pins ``columns`` to the raw columns the
+        fitted estimator took, so the clone can be refitted on encoded rows
+        (as cross-validation does) and sees the same columns.
     encoder : Encoder
         The fitted encoder whose encoded rows ``Z`` the model will receive.
     columns : sequence of str, optional
@@ -86,12 +91,24 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
     fill : mapping or DataFrame, optional
         Values of columns the estimator takes but no FeatureSpec describes
         (an identifier, a sampling weight such as Adult's ``fnlwgt``): a
-        mapping column -> one value used for every row, or a reference frame
+        mapping column -> one value used for every row (a finite number or a
+        text label; None, NaN and inf are refused), or a reference frame
         from which each such column takes its median (numbers) or its most
         frequent value (anything else). Without it such columns are an error:
         a recourse method cannot move a column it does not know, so describe
         it with a FeatureSpec (``actionability="immutable"`` if it may not
-        change) or give its value here.
+        change) or give its value here. An estimator that is not fitted yet
+        takes the encoder's features and the columns of a ``fill`` mapping.
+
+    Notes
+    -----
+    Encoded rows ``Z`` may be an array (columns by position, as
+    ``encoder.transform`` returns them) or a DataFrame, which is read by
+    column *name*: its columns must be the encoder's ``feature_names_out_``
+    (in any order), else ValueError. ``predict_proba`` returns the
+    estimator's columns in the order of ``classes_``; the package's functions
+    that take a model pick the favourable class's column by its label
+    (``favourable=``, default 1), never by position.
 
     Attributes
     ----------
@@ -146,8 +163,9 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
             columns = list(self.columns)
         elif hasattr(estimator, "feature_names_in_"):
             columns = [str(c) for c in estimator.feature_names_in_]
-        else:
-            columns = list(encoder.feature_names)
+        else:  # not fitted yet: it will take the encoder's features and the columns a fill mapping gives
+            extra = [c for c in self.fill if c not in encoder.feature_names] if isinstance(self.fill, Mapping) else []
+            columns = list(encoder.feature_names) + extra
         if len(set(columns)) != len(columns):
             raise ValueError(f"columns lists a name more than once: {columns}.")
         described = set(encoder.feature_names)
@@ -164,6 +182,7 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         return columns, fill
 
     def _fill_values(self, extra: list) -> dict:
+        """The value of each column in ``extra`` (those no FeatureSpec describes), from ``fill``, validated."""
         if self.fill is None:
             return {}
         if isinstance(self.fill, pd.DataFrame):
@@ -171,19 +190,7 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
             if absent:
                 raise ValueError(f"fill is a reference frame without the column(s) {absent} the estimator takes; "
                                  f"its columns are {list(self.fill.columns)}.")
-            values = {}
-            for c in extra:
-                column = self.fill[c].dropna()
-                if column.empty:
-                    raise ValueError(f"column {c!r} of the fill frame has no values; give a value with fill={{...}}.")
-                if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-                    value = column.median()
-                    if pd.api.types.is_integer_dtype(column):
-                        value = int(round(value))
-                    values[c] = value
-                else:
-                    values[c] = column.mode().iloc[0]
-            return values
+            return {c: _check_fill_value(_typical(self.fill[c], c), f"the fill frame's typical {c!r}") for c in extra}
         if not isinstance(self.fill, Mapping):
             raise TypeError(f"fill must be a mapping column -> value or a reference DataFrame, got "
                             f"{type(self.fill).__name__}.")
@@ -191,30 +198,44 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         if unused:
             raise ValueError(f"fill gives values for {unused}, which the estimator does not take or a FeatureSpec "
                              f"already describes; the columns needing a value are {extra}.")
-        return dict(self.fill)
+        return {c: _check_fill_value(value, f"fill[{c!r}]") for c, value in self.fill.items()}
 
     def decode(self, Z) -> pd.DataFrame:
         """The raw frame the estimator sees for encoded rows ``Z`` (columns in the estimator's order).
 
         Parameters
         ----------
-        Z : array of shape (n, n_columns) or (n_columns,)
-            Encoded rows.
+        Z : array of shape (n, n_columns) or (n_columns,), or DataFrame
+            Encoded rows (a DataFrame is read by column name, see Notes).
 
         Returns
         -------
         pandas.DataFrame
         """
-        return self._decode(Z, self._model())
+        return self._decode(Z, self._model())[0]
 
-    def _decode(self, Z, estimator) -> pd.DataFrame:
+    def _decode(self, Z, estimator) -> tuple[pd.DataFrame, dict]:
+        """The raw frame for encoded rows ``Z`` and the filled-in values."""
         encoder = check_encoder(self.encoder)
         columns, fill = self._layout(estimator)
-        Z = check_encoded(Z, "Z", encoder.n_columns)
-        frame = encoder.inverse_transform(Z)
+        frame = encoder.inverse_transform(_encoded_rows(Z, encoder))
         for column, value in fill.items():
             frame[column] = value
-        return frame[columns]
+        return frame[columns], fill
+
+    def _score(self, method: str, Z) -> np.ndarray:
+        """``estimator.<method>`` on the decoded rows of ``Z``; a failure caused by a text fill value says so."""
+        estimator = self._model()
+        frame, fill = self._decode(Z, estimator)
+        try:
+            return np.asarray(getattr(estimator, method)(frame))
+        except (TypeError, ValueError) as err:
+            text = {c: v for c, v in fill.items() if isinstance(v, str) and isinstance(self.fill, Mapping)}
+            if not text:
+                raise
+            raise TypeError(f"the {type(estimator).__name__} could not score the decoded rows, and fill gives text "
+                            f"{text}: it may need a number there; give fill a value like the ones it was fitted "
+                            f"on ({type(err).__name__}: {err}).") from err
 
     # ------------------------------------------------------------------ scikit-learn interface
     def fit(self, Z, y, **fit_params) -> "EncodedModel":
@@ -240,17 +261,22 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
             columns_from = estimator  # unfitted: columns default to the encoder's features
         else:
             columns_from = self.estimator
-        frame = self._decode(Z, columns_from)
-        y = np.asarray(y)
-        if len(y) != len(frame):
-            raise ValueError(f"y has {len(y)} labels but Z has {len(frame)} rows; give one label per row.")
+        check_aligned(Z, "Z", y=y)
+        frame = self._decode(Z, columns_from)[0]
+        y = check_labels(y, "y", len(frame))
+        y = np.asarray(y.tolist())  # the labels' own dtype back (check_labels returns objects)
         self.estimator_ = estimator.fit(frame, y, **fit_params)
         return self
 
     def __sklearn_clone__(self) -> "EncodedModel":
         # scikit-learn's clone would also clone the encoder into an unfitted one; the encoder defines the
         # rows the model receives (like a column list), so the clone keeps it and only the estimator is renewed.
-        return type(self)(clone(self.estimator), self.encoder, columns=self.columns, fill=self.fill)
+        columns = self.columns
+        if columns is None:  # pin the raw columns the fitted estimator took (its clone will not know them)
+            fitted = getattr(self, "estimator_", self.estimator)
+            names = getattr(fitted, "feature_names_in_", None)
+            columns = None if names is None else [str(c) for c in names]
+        return type(self)(clone(self.estimator), self.encoder, columns=columns, fill=self.fill)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "estimator_") or _fitted(self.estimator)
@@ -270,11 +296,12 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        Z : array of shape (n, n_columns)
+        Z : array of shape (n, n_columns), or DataFrame (read by column name)
 
         Returns
         -------
         ndarray of shape (n, n_classes)
+            Columns in the order of ``classes_``.
         """
         estimator = self._model()
         if not hasattr(estimator, "predict_proba"):
@@ -283,7 +310,7 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
                 "probabilities: wrap a probabilistic classifier (or sklearn.calibration.CalibratedClassifierCV "
                 "around this one)."
             )
-        return np.asarray(estimator.predict_proba(self._decode(Z, estimator)))
+        return self._score("predict_proba", Z)
 
     def predict(self, Z) -> np.ndarray:
         """Predicted labels of encoded rows ``Z``: the estimator's ``predict`` on the decoded frame.
@@ -296,8 +323,7 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n,)
         """
-        estimator = self._model()
-        return np.asarray(estimator.predict(self._decode(Z, estimator)))
+        return self._score("predict", Z)
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, Z) -> np.ndarray:
@@ -311,11 +337,10 @@ class EncodedModel(ClassifierMixin, BaseEstimator):
         -------
         ndarray
         """
-        estimator = self._model()
-        return np.asarray(estimator.decision_function(self._decode(Z, estimator)))
+        return self._score("decision_function", Z)
 
 
-def check_model(model, encoder: Encoder, name: str = "model"):
+def check_model(model, encoder: Encoder, name: str = "model", *, favourable=1):
     """``model`` if it scores the encoder's rows ``Z``; a clear error (and the fix) otherwise.
 
     A model fitted on the raw frame (a ``Pipeline`` with its own column
@@ -330,6 +355,10 @@ def check_model(model, encoder: Encoder, name: str = "model"):
         The fitted encoder of the rows the model will receive.
     name : str, default "model"
         The argument's name, used in error messages.
+    favourable : label, default 1
+        The class that counts as the favourable outcome: a fitted model whose
+        ``classes_`` do not include it is refused (ValueError listing them;
+        pass e.g. ``favourable=0`` when 1 means default or reoffending).
 
     Returns
     -------
@@ -354,8 +383,7 @@ def check_model(model, encoder: Encoder, name: str = "model"):
     TypeError: model Pipeline was fitted on a DataFrame with columns ['income', 'job']...
     """
     check_encoder(encoder)
-    if not hasattr(model, "predict_proba"):
-        raise TypeError(f"{name} {type(model).__name__} has no predict_proba; use a probabilistic classifier.")
+    favourable_column(model, favourable, name)  # a probabilistic model that knows the favourable class
     if isinstance(model, EncodedModel):
         inner = check_encoder(model.encoder, f"{name}.encoder")
         if list(inner.feature_names_out_) != list(encoder.feature_names_out_):
@@ -383,3 +411,44 @@ def check_model(model, encoder: Encoder, name: str = "model"):
             f"recourselab.adapters.EncodedModel({name}, encoder)."
         )
     return model
+
+
+def _encoded_rows(Z, encoder: Encoder) -> np.ndarray:
+    """Encoded rows as a float array: a DataFrame (or a named Series, one row) aligned by column name."""
+    if isinstance(Z, pd.Series) and not isinstance(Z.index, pd.RangeIndex):
+        Z = Z.to_frame().T
+    if isinstance(Z, pd.DataFrame):
+        given = {str(c) for c in Z.columns}
+        if set(encoder.feature_names) <= given and given != set(encoder.feature_names_out_):
+            raise ValueError(f"Z has the raw columns {encoder.feature_names[:6]}..., not the encoder's encoded ones; "
+                             "EncodedModel takes encoded rows: pass encoder.transform(frame) (or call the estimator "
+                             "on the raw frame).")
+        Z = check_columns(Z, encoder.feature_names_out_, "Z")
+    Z = check_encoded(Z, "Z", encoder.n_columns)
+    if len(Z) == 0:
+        raise ValueError("Z has no rows; give at least one encoded row.")
+    return Z
+
+
+def _typical(column: pd.Series, name) -> object:
+    """A reference column's median (numbers, rounded for integers) or most frequent value (anything else)."""
+    values = column.dropna()
+    if values.empty:
+        raise ValueError(f"column {name!r} of the fill frame has no values; give a value with fill={{...}}.")
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        value = values.median()
+        return int(round(value)) if pd.api.types.is_integer_dtype(values) else value
+    return values.mode().iloc[0]
+
+
+def _check_fill_value(value, name: str):
+    """One fill value: a finite number (bools included) or a text label; never None, NaN, inf or a container."""
+    value = plain(value)
+    if isinstance(value, str) or isinstance(value, (bool, np.bool_)):
+        return value
+    if value is None or not isinstance(value, numbers.Number):
+        raise TypeError(f"{name}={value!r} must be one value for every row (a number or a text label), not "
+                        f"{type(value).__name__}.")
+    if isinstance(value, numbers.Real) and not math.isfinite(value):
+        raise ValueError(f"{name}={value!r} must be a finite number (the estimator would meet it in every row).")
+    return value

@@ -26,16 +26,15 @@ Everything random takes ``random_state`` (None, an int seed or a
 from __future__ import annotations
 
 import itertools
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy.stats import hypergeom
 
-from ._validation import check_rng, check_unit_interval
+from ._validation import check_aligned_all, check_int, check_mask, check_number, check_rng, check_unit_interval
 from .datasets import Dataset
-from .models import TrainedModel, _as_seed, make_classifier, split_dataset
+from .models import TrainedModel, _as_seed, _check_dataset, _check_share, _new_classifier, split_dataset
 
 __all__ = [
     "LabelBias",
@@ -46,24 +45,6 @@ __all__ = [
     "overlap_vs_chance",
     "overlap_table",
 ]
-
-
-# --------------------------------------------------------------------------- validation helpers
-def _mask(values, name: str, n: int | None = None) -> np.ndarray:
-    """A boolean mask (bool or 0/1 values, no NaN), optionally of length n."""
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} has shape {array.shape}; give one True/False value per individual.")
-    if n is not None and len(array) != n:
-        raise ValueError(f"{name} has {len(array)} entries but {n} are expected; give one value per individual.")
-    if array.dtype == bool:
-        return array.copy()
-    if array.dtype.kind in "iuf":
-        if array.dtype.kind == "f" and not np.isfinite(array).all():
-            raise ValueError(f"{name} holds NaN or inf; give True/False (or 0/1) for every individual.")
-        if np.isin(array, (0, 1)).all():
-            return array.astype(bool)
-    raise ValueError(f"{name} must hold True/False (or 0/1) values, found {pd.unique(array.ravel())[:5].tolist()}.")
 
 
 # --------------------------------------------------------------------------- planted bias
@@ -115,7 +96,9 @@ def plant_label_bias(labels, protected, rate: float, *, random_state=0) -> Label
     labels : array of 0/1, shape (n,)
         The true labels, 1 = favourable.
     protected : array of bool (or 0/1), shape (n,)
-        Members of the group the historical decisions penalised.
+        Members of the group the historical decisions penalised. Paired with
+        ``labels`` by position: when both are pandas objects they must share
+        one index (else ValueError).
     rate : float in [0, 1]
         Share of the protected group's favourable labels to flip.
     random_state : None, int or numpy.random.Generator, default 0
@@ -131,16 +114,12 @@ def plant_label_bias(labels, protected, rate: float, *, random_state=0) -> Label
     >>> bias.n_flipped, int(bias.labels[5]), int(bias.labels[4])
     (2, 1, 0)
     """
-    y = np.asarray(labels)
-    if y.ndim != 1 or len(y) == 0:
-        raise ValueError(f"labels has shape {y.shape}; give one 0/1 label per individual.")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError("labels holds NaN or inf; give a 0/1 label for every individual.")
-    if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
-        raise ValueError(f"labels must hold 0/1 (1 = favourable), found {pd.unique(y)[:5].tolist()}.")
-    y = y.astype(int)
-    protected = _mask(protected, "protected", len(y))
-    rate = check_unit_interval(rate, "rate")
+    y = check_mask(labels, "labels", meaning="1 = favourable").astype(int)
+    if len(y) == 0:
+        raise ValueError("labels is empty; give one 0/1 label per individual.")
+    check_aligned_all(labels=labels, protected=protected)
+    protected = check_mask(protected, "protected", len(y), meaning="True = in the penalised group")
+    rate = check_unit_interval(check_number(rate, "rate"), "rate")
     candidates = np.flatnonzero(protected & (y == 1))
     if rate > 0 and len(candidates) == 0:
         raise ValueError("the protected group has no favourable label to flip; check protected (is it the right "
@@ -236,33 +215,25 @@ def train_on_biased_history(dataset: Dataset, *, protected_value, rate: float, c
     >>> history.bias.n_flipped > 0
     True
     """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a recourselab Dataset, got {type(dataset).__name__}.")
+    _check_dataset(dataset)
     column = dataset.protected[0] if column is None else column
-    if column not in dataset.frame.columns:
+    if not isinstance(column, str) or column not in dataset.frame.columns:
         raise ValueError(f"column={column!r} is not a column of the data set; protected attributes are "
                          f"{list(dataset.protected)}.")
     values = pd.unique(dataset.frame[column]).tolist()
     if protected_value not in values:
         raise ValueError(f"protected_value={protected_value!r} does not occur in column {column!r}; its values are "
                          f"{values[:10]}.")
-    rate = check_unit_interval(rate, "rate")
+    rate = check_unit_interval(check_number(rate, "rate"), "rate")
+    threshold = _check_share(threshold, "threshold")
     seed = _as_seed(random_state)
+    _new_classifier(model, seed)  # a bad model is refused before anything is fitted
     train, test = split_dataset(dataset, test_size=test_size, random_state=seed)
     bias = plant_label_bias(train[dataset.target].to_numpy(), train[column].to_numpy() == protected_value, rate,
                             random_state=seed)
     encoder = dataset.encoder().fit(dataset.frame)
     Z_train, Z_test = encoder.transform(train), encoder.transform(test)
-    fitted = []
-    for y in (bias.labels, train[dataset.target].to_numpy()):
-        if isinstance(model, str):
-            classifier = make_classifier(model, random_state=seed)
-        elif hasattr(model, "fit"):
-            from sklearn.base import clone
-            classifier = clone(model)
-        else:
-            raise TypeError(f"model must be 'logistic', 'forest' or a classifier with fit(), got {model!r}.")
-        fitted.append(classifier.fit(Z_train, y))
+    fitted = [_new_classifier(model, seed).fit(Z_train, y) for y in (bias.labels, train[dataset.target].to_numpy())]
     biased = TrainedModel(dataset, encoder, fitted[0], train.assign(**{dataset.target: bias.labels}), test,
                           Z_train, Z_test, threshold)
     reference = TrainedModel(dataset, encoder, fitted[1], train, test, Z_train, Z_test, threshold)
@@ -336,14 +307,6 @@ class Overlap:
         return pd.DataFrame([values])
 
 
-def _check_boot(n_boot) -> int:
-    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, numbers.Integral):
-        raise TypeError(f"n_boot={n_boot!r} must be an integer (0 skips the bootstrap).")
-    if n_boot < 0:
-        raise ValueError(f"n_boot={n_boot!r} must be >= 0 (0 skips the bootstrap).")
-    return int(n_boot)
-
-
 def overlap_vs_chance(flags_a, flags_b, population=None, *, confidence: float = 0.95, n_boot: int = 1000,
                       random_state=0) -> Overlap:
     """How many individuals two flag sets share, against what independent sets of the same sizes would share.
@@ -362,6 +325,8 @@ def overlap_vs_chance(flags_a, flags_b, population=None, *, confidence: float = 
     population : array of bool, shape (N,), optional
         The individuals both lenses are about (default: everyone). Flags outside
         it are not counted.
+        The three are paired by position: pandas arguments must share one index
+        (else ValueError; ``.to_numpy()`` pairs by position on purpose).
     confidence : float in (0, 1), default 0.95
         Coverage of the chance interval and of the bootstrap interval.
     n_boot : int, default 1000
@@ -382,11 +347,13 @@ def overlap_vs_chance(flags_a, flags_b, population=None, *, confidence: float = 
     >>> o.observed, o.expected, o.verdict
     (3, 2.0, 'as by chance')
     """
-    a = _mask(flags_a, "flags_a")
-    b = _mask(flags_b, "flags_b", len(a))
-    population = np.ones(len(a), bool) if population is None else _mask(population, "population", len(a))
-    confidence = check_unit_interval(confidence, "confidence", open_interval=True)
-    n_boot = _check_boot(n_boot)
+    check_aligned_all(flags_a=flags_a, flags_b=flags_b, population=population)
+    a = check_mask(flags_a, "flags_a", meaning="True = flagged by lens A")
+    b = check_mask(flags_b, "flags_b", len(a), meaning="True = flagged by lens B")
+    population = np.ones(len(a), bool) if population is None else check_mask(
+        population, "population", len(a), meaning="True = a person both lenses are about")
+    confidence = check_unit_interval(check_number(confidence, "confidence"), "confidence", open_interval=True)
+    n_boot = check_int(n_boot, "n_boot", minimum=0)
     a, b = a[population], b[population]
     n = len(a)
     if n == 0:
@@ -460,15 +427,11 @@ def overlap_table(flags: pd.DataFrame, populations: pd.DataFrame, *, pairs=None,
     if outside:
         raise ValueError(f"some flags lie outside their lens's population: {outside}; restrict each lens's flags to "
                          "the people it is about.")
-    columns = list(flags.columns)
-    if pairs is None:
-        pairs = list(itertools.combinations(columns, 2))
+    pairs = _check_pairs(pairs, list(flags.columns))
+    confidence = check_unit_interval(check_number(confidence, "confidence"), "confidence", open_interval=True)
+    n_boot = check_int(n_boot, "n_boot", minimum=0)
     rows = []
     for first, second in pairs:
-        for name in (first, second):
-            if name not in columns:
-                raise ValueError(f"pair ({first!r}, {second!r}) names {name!r}, which is not a column of flags "
-                                 f"{columns}.")
         common = (populations[first] & populations[second]).to_numpy()
         o = overlap_vs_chance(flags[first].to_numpy(), flags[second].to_numpy(), common, confidence=confidence,
                               n_boot=n_boot, random_state=random_state)
@@ -477,6 +440,22 @@ def overlap_table(flags: pd.DataFrame, populations: pd.DataFrame, *, pairs=None,
                      "chance high": o.chance_high, "p-value": o.p_value, "lift": o.lift, "lift low": o.lift_low,
                      "lift high": o.lift_high, "share of A": o.share_of_a, "share of B": o.share_of_b,
                      "verdict": o.verdict})
-    if not rows:
-        raise ValueError("no pair to compare; give at least two lenses.")
     return pd.DataFrame(rows).set_index(["lens A", "lens B"])
+
+
+def _check_pairs(pairs, columns: list) -> list:
+    """``pairs`` as a non-empty list of (column, column) of ``flags`` (default: every pair of columns)."""
+    if pairs is None:
+        pairs = list(itertools.combinations(columns, 2))
+    elif isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+        raise TypeError(f"pairs={pairs!r} must be a list of (lens A, lens B) column pairs.")
+    pairs = list(pairs)
+    for pair in pairs:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"pairs holds {pair!r}; give each pair as (lens A, lens B), two columns of flags.")
+        for name in pair:
+            if name not in columns:
+                raise ValueError(f"pair {tuple(pair)!r} names {name!r}, which is not a column of flags {columns}.")
+    if not pairs:
+        raise ValueError("no pair to compare; give at least two lenses.")
+    return pairs

@@ -12,8 +12,6 @@ without a word; scikit-learn rejects ``2.0`` too).
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +21,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
+from ._validation import check_bool, check_choice, check_number, check_seed, check_unit_interval, favourable_column
+from .adapters import _encoded_rows
 from .datasets import Dataset
 from .features import Encoder
 
@@ -55,11 +55,9 @@ def split_dataset(dataset: Dataset, *, test_size: float = 0.3, random_state=0, s
     train, test : pandas.DataFrame
         Row subsets of ``dataset.frame`` with their original index.
     """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a recourselab Dataset, got {type(dataset).__name__}.")
-    _check_share(test_size, "test_size")
-    if not isinstance(stratify, (bool, np.bool_)):
-        raise TypeError(f"stratify={stratify!r} must be True or False.")
+    _check_dataset(dataset)
+    test_size = _check_share(test_size, "test_size")
+    stratify = check_bool(stratify, "stratify")
     frame = dataset.frame
     labels = frame[dataset.target] if stratify else None
     return train_test_split(frame, test_size=test_size, random_state=_as_seed(random_state), stratify=labels)
@@ -75,12 +73,11 @@ def make_classifier(model: str = "logistic", *, random_state=0, **params):
     sampling; the logistic regression's solver where it is random).
     """
     random_state = _as_seed(random_state)
+    check_choice(model, "model", MODELS)
     if model == "logistic":
         return LogisticRegression(**{"max_iter": 1000, "random_state": random_state, **params})
-    if model == "forest":
-        defaults = {"n_estimators": 200, "min_samples_leaf": 5, "random_state": random_state, "n_jobs": 1}
-        return RandomForestClassifier(**{**defaults, **params})
-    raise ValueError(f"model={model!r} is not one of {MODELS}; or fit your own classifier.")
+    defaults = {"n_estimators": 200, "min_samples_leaf": 5, "random_state": random_state, "n_jobs": 1}
+    return RandomForestClassifier(**{**defaults, **params})
 
 
 def favourable_proba(model, Z, *, favourable=1) -> np.ndarray:
@@ -92,14 +89,22 @@ def favourable_proba(model, Z, *, favourable=1) -> np.ndarray:
     Z : array-like
         Rows to score, as the model expects them.
     favourable : label, default 1
-        The class that counts as the favourable outcome.
+        The class that counts as the favourable outcome (e.g. ``favourable=0`` when 1 means default
+        or reoffending). A model whose ``classes_`` do not include it is refused.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> model = LogisticRegression().fit([[0.0], [1.0], [2.0], [3.0]], ["bad", "bad", "good", "good"])
+    >>> bool(favourable_proba(model, [[3.0]], favourable="good")[0] > 0.5)
+    True
     """
-    if not hasattr(model, "predict_proba"):
-        raise TypeError(f"model {type(model).__name__} has no predict_proba; use a probabilistic classifier.")
-    classes = np.asarray(getattr(model, "classes_", [])).tolist()
-    if favourable not in classes:
-        raise ValueError(f"favourable={favourable!r} is not among the model's classes {classes}.")
-    return np.asarray(model.predict_proba(Z))[:, classes.index(favourable)]
+    column = favourable_column(model, favourable)
+    return np.asarray(model.predict_proba(Z))[:, column]
 
 
 @dataclass(frozen=True)
@@ -143,8 +148,8 @@ class TrainedModel:
         return self.test[self.dataset.target].to_numpy()
 
     def proba(self, Z) -> np.ndarray:
-        """Probability of the favourable outcome for encoded rows ``Z``."""
-        return favourable_proba(self.model, Z)
+        """Probability of the favourable outcome (label 1) for encoded rows ``Z`` (array, or frame read by name)."""
+        return favourable_proba(self.model, _encoded_rows(Z, self.encoder))
 
     def decide(self, Z) -> np.ndarray:
         """The model's decision for encoded rows ``Z``: True = favourable."""
@@ -190,43 +195,46 @@ def train_model(dataset: Dataset, *, model="logistic", test_size: float = 0.3, r
     >>> trained.Z_test.shape
     (300, 34)
     """
-    _check_share(threshold, "threshold")
+    _check_dataset(dataset)
+    threshold = _check_share(threshold, "threshold")
     seed = _as_seed(random_state)
+    classifier = _new_classifier(model, seed)
     train, test = split_dataset(dataset, test_size=test_size, random_state=seed, stratify=stratify)
     # Ranges and category levels are the data's schema, not something learned from labels:
     # fitting them on all rows keeps every row in [0, 1] and every category known.
     encoder = dataset.encoder().fit(dataset.frame)
     Z_train, Z_test = encoder.transform(train), encoder.transform(test)
-    if isinstance(model, str):
-        classifier = make_classifier(model, random_state=seed)
-    elif hasattr(model, "fit"):
-        classifier = clone(model)  # fit a copy: the caller's estimator is left untouched
-    else:
-        raise TypeError(f"model must be a name in {MODELS} or a classifier with fit(), got {model!r}.")
     classifier.fit(Z_train, train[dataset.target].to_numpy())
     return TrainedModel(dataset, encoder, classifier, train, test, Z_train, Z_test, threshold)
 
 
+def _new_classifier(model, seed):
+    """An unfitted classifier: :func:`make_classifier` for a name, a clone of an estimator with ``fit``.
+
+    A clone is fitted, so the caller's estimator is left untouched (shared with :mod:`recourselab.audit`).
+    """
+    if isinstance(model, str):
+        return make_classifier(model, random_state=seed)
+    if not hasattr(model, "fit"):
+        raise TypeError(f"model={model!r} must be a name in {MODELS} or a scikit-learn classifier with fit().")
+    return clone(model)
+
+
+def _check_dataset(dataset) -> Dataset:
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a recourselab Dataset, got {type(dataset).__name__}; load one with "
+                        "recourselab.datasets (or build a Dataset around your frame).")
+    return dataset
+
+
 def _check_share(value, name: str) -> float:
     """A number strictly between 0 and 1 (a share of rows, a probability threshold)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and 0 < value < 1):
-        raise ValueError(f"{name}={value!r} must lie strictly between 0 and 1.")
-    return float(value)
+    return check_unit_interval(check_number(value, name), name, open_interval=True)
 
 
 def _as_seed(random_state, name: str = "random_state") -> int | None:
-    """An int seed (or None) from None, an int or a numpy Generator (scikit-learn wants ints or RandomState).
+    """An int seed for scikit-learn: None stays None (fresh randomness), anything else goes through ``check_seed``.
 
     Floats are rejected, not truncated: ``int(1.7)`` would silently give the seed 1.
     """
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2**31 - 1))
-    if random_state is None:
-        return None
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"{name}={random_state!r} must be None, an int seed or a numpy.random.Generator "
-                        "(floats are not truncated to a seed; pass an int such as 0).")
-    if not 0 <= random_state < 2**32:
-        raise ValueError(f"{name}={random_state!r} must lie in [0, 2**32 - 1] (a seed for numpy and scikit-learn).")
-    return int(random_state)
+    return None if random_state is None else check_seed(random_state, name)

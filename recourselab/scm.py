@@ -27,7 +27,6 @@ whole data set with a handful of vectorised operations, one per node.
 
 from __future__ import annotations
 
-import numbers
 from typing import Iterable, Mapping
 
 import networkx as nx
@@ -36,7 +35,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
 
-from ._validation import check_do, restore_dtype
+from ._validation import check_aligned, check_array, check_do, check_int, check_number, restore_dtype
 
 __all__ = ["AdditiveNoiseSCM"]
 
@@ -81,28 +80,38 @@ def _check_node_keys(mapping, name: str, dag: nx.DiGraph) -> dict:
     return dict(mapping)
 
 
+def _check_bounds(pair, name: str) -> tuple[float, float]:
+    """``(low, high)`` as floats, ``None`` for an open side, ``low <= high``."""
+    if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+        raise TypeError(f"{name}={pair!r} must be a pair (low, high); use None for an open side.")
+    low, high = (None if v is None else check_number(v, name, allow_inf=True) for v in pair)
+    low = -np.inf if low is None else low
+    high = np.inf if high is None else high
+    if not low <= high:
+        raise ValueError(f"{name}={pair!r} has low > high; give (low, high) with low <= high.")
+    return low, high
+
+
 def _check_frame(frame, nodes, what: str) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame with one column per node, got {type(frame).__name__}.")
-    missing = [node for node in nodes if node not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{what} lacks the column(s) {missing} of the DAG's nodes; it has {list(frame.columns)}."
-        )
+    """``frame`` if it holds a finite number in every row of every node's column (the frame itself, unchanged)."""
+    _check_has_columns(frame, nodes, what)
     for node in nodes:
         column = frame[node]
         if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
             raise TypeError(
                 f"column {node!r} of {what} has dtype {column.dtype}; structural equations need numbers: "
-                "encode it (e.g. 1 = protected) before fitting."
+                "encode it (e.g. 1 = protected) or list its levels in categories=."
             )
-        n_missing = int(column.isna().sum())
-        if n_missing:
-            raise ValueError(
-                f"column {node!r} of {what} has {n_missing} missing value(s) (NaN); "
-                "drop or impute those rows first."
-            )
+        check_array(column, f"{what}[{node!r}]")  # no NaN, no inf, at least one row
     return frame
+
+
+def _check_has_columns(frame, nodes, what: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame with one column per node, got {type(frame).__name__}.")
+    missing = [node for node in nodes if node not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} lacks the column(s) {missing} of the DAG's nodes; it has {list(frame.columns)}.")
 
 
 class AdditiveNoiseSCM:
@@ -219,22 +228,10 @@ class AdditiveNoiseSCM:
                     f"regressors[{node!r}] is a {type(model).__name__}; give a scikit-learn style "
                     "regressor with fit() and predict()."
                 )
-        self.bounds = {}
-        for node, pair in _check_node_keys(bounds, "bounds", dag).items():
-            try:
-                low, high = pair
-            except (TypeError, ValueError):
-                raise TypeError(f"bounds[{node!r}]={pair!r} must be a pair (low, high).") from None
-            low = -np.inf if low is None else float(low)
-            high = np.inf if high is None else float(high)
-            if not low <= high:
-                raise ValueError(f"bounds[{node!r}]={pair!r} has low > high; give (low, high) with low <= high.")
-            self.bounds[node] = (low, high)
-        self.decimals = {}
-        for node, places in _check_node_keys(decimals, "decimals", dag).items():
-            if isinstance(places, bool) or not isinstance(places, numbers.Integral):
-                raise TypeError(f"decimals[{node!r}]={places!r} must be an int (e.g. 0 for whole numbers).")
-            self.decimals[node] = int(places)
+        self.bounds = {node: _check_bounds(pair, f"bounds[{node!r}]")
+                       for node, pair in _check_node_keys(bounds, "bounds", dag).items()}
+        self.decimals = {node: check_int(places, f"decimals[{node!r}]")
+                         for node, places in _check_node_keys(decimals, "decimals", dag).items()}
         self.categories = {}
         for node, levels in _check_node_keys(categories, "categories", dag).items():
             if isinstance(levels, (str, bytes)) or not isinstance(levels, Iterable):
@@ -313,11 +310,7 @@ class AdditiveNoiseSCM:
         cats = [node for node in nodes if node in self.categories]
         if not cats:
             return _check_frame(frame, nodes, what)
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{what} must be a pandas DataFrame with one column per node, got {type(frame).__name__}.")
-        missing = [node for node in nodes if node not in frame.columns]
-        if missing:
-            raise ValueError(f"{what} lacks the column(s) {missing} of the DAG's nodes; it has {list(frame.columns)}.")
+        _check_has_columns(frame, nodes, what)
         coded = frame.copy()
         for node in cats:
             coded[node] = self._codes(node, frame[node].to_numpy(), f"column {node!r} of {what}")
@@ -331,6 +324,12 @@ class AdditiveNoiseSCM:
             raise ValueError(f"{where} has values {bad} that are not among categories[{node!r}]={list(levels)}; "
                              "add them to the list or clean the data.")
         return codes.astype(float)
+
+    def _coded_value(self, node, value):
+        """An intervention on a categorical node: its level label(s) as code(s), a scalar staying a scalar."""
+        if np.ndim(value):
+            return self._codes(node, np.atleast_1d(np.asarray(value, dtype=object)), f"do[{node!r}]")
+        return self._codes(node, np.array([value], dtype=object), f"do[{node!r}]")[0]
 
     def _labels(self, node, codes: np.ndarray, like: pd.Series) -> pd.Series:
         levels = np.empty(len(self.categories[node]), dtype=object)
@@ -403,7 +402,8 @@ class AdditiveNoiseSCM:
             The factual rows; must hold every node's column. Never modified.
         do : dict
             Node -> value it is set to: a scalar for every row or an
-            array-like with one value per row (used by position); a level
+            array-like with one value per row (used by position; a Series
+            must carry ``frame``'s index, else ValueError); a level
             label for a node listed in ``categories``. Several
             nodes may be set at once, e.g. ``{"race": 0, "female": 0}``.
             Setting a non-root node replaces its mechanism (see Notes of the
@@ -424,10 +424,10 @@ class AdditiveNoiseSCM:
         self._check_fitted()
         raw = frame
         frame = self._coded(frame, self.order_, "frame")
-        if isinstance(do, Mapping) and self.categories:
-            do = {node: (self._codes(node, np.atleast_1d(np.asarray(value, dtype=object)), f"do[{node!r}]")
-                         if np.ndim(value) else self._codes(node, np.array([value], dtype=object), f"do[{node!r}]")[0])
-                  if node in self.categories else value for node, value in do.items()}
+        if isinstance(do, Mapping):
+            check_aligned(raw, "frame", **{f"do[{node!r}]": value for node, value in do.items()})
+            do = {node: self._coded_value(node, value) if node in self.categories else value
+                  for node, value in do.items()}
         interventions = check_do(do, self.dag, len(frame))
         noise = self._abduct(frame)
         changed = set()

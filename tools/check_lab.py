@@ -20,7 +20,7 @@ run
     Every chapter with code cells: run all cells (Run > Run All Cells); no error or stderr output.
     Then, on the executed notebook:
 
-    - explorer (item 1): every ``recourselab.viz.widgets.explorer`` on the page gets 5 control changes
+    - explorer (item 1): every ``recourselab.viz.explorer`` on the page gets 5 control changes
       as a reader makes them (a slider dragged with the mouse by a fifth of its track, a dropdown's
       next option), the controls taken in turn; after each change the figure (the ``<img>`` in the
       explorer's output area) must be a PNG that is not fully transparent and not a single colour,

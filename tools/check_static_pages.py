@@ -17,7 +17,7 @@ What it does, per page:
 * collects console messages of type ``error``, uncaught page errors, failed requests and
   responses with status >= 400;
 * for every kernel-free twin on the page (the interactive charts made by
-  :func:`recourselab.twins.twin_chart`, ``div.recourselab-twin``), waits until Vega has drawn it, then
+  :func:`recourselab.viz.twin_chart`, ``div.recourselab-twin``), waits until Vega has drawn it, then
   moves each of its range sliders (and selects each other option of its dropdowns), and checks
   that the drawn chart (its SVG or canvas) changes every time. A twin that does not render, or a
   control that changes nothing, counts as an error.

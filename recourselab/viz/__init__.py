@@ -1,7 +1,18 @@
-"""viz"""
+"""The book's figures (one theme, fixed group colours), the chapters' explorers and their kernel-free twins.
 
-from . import plotting, widgets
-from .plotting import *  # noqa: F401,F403
-from .widgets import *  # noqa: F401,F403
+Modules: ``theme`` (the theme and the fixed colours), ``cost_figures``, ``intuition``, ``graph_figures``,
+``audit_figures``, ``explorers`` and ``twins``; every public name is importable from ``recourselab.viz``
+(chapters import it as ``from recourselab import viz as plotting``).
+"""
 
-__all__ = plotting.__all__ + widgets.__all__
+from . import audit_figures, cost_figures, explorers, graph_figures, intuition, theme, twins
+from .audit_figures import *  # noqa: F401,F403
+from .cost_figures import *  # noqa: F401,F403
+from .explorers import *  # noqa: F401,F403
+from .graph_figures import *  # noqa: F401,F403
+from .intuition import *  # noqa: F401,F403
+from .theme import *  # noqa: F401,F403
+from .twins import *  # noqa: F401,F403
+
+__all__ = (theme.__all__ + cost_figures.__all__ + intuition.__all__ + graph_figures.__all__ + audit_figures.__all__
+           + explorers.__all__ + twins.__all__)

@@ -27,21 +27,16 @@ def test_plant_label_bias_flips_exactly_the_share_of_protected_favourable_labels
     assert plant_label_bias(y, protected, 1.0).n_flipped == candidates.sum()
 
 
-def test_plant_label_bias_rejects_bad_input():
-    with pytest.raises(ValueError, match="rate=1.5"):
-        plant_label_bias([1, 0], [1, 0], 1.5)
-    with pytest.raises(ValueError, match="rate=nan"):
-        plant_label_bias([1, 0], [1, 0], float("nan"))
-    with pytest.raises(ValueError, match="labels must hold 0/1"):
-        plant_label_bias([2, 0], [1, 0], 0.5)
-    with pytest.raises(ValueError, match="labels holds NaN"):
-        plant_label_bias([np.nan, 1.0], [1, 0], 0.5)
-    with pytest.raises(ValueError, match="protected has 1 entries but 2"):
-        plant_label_bias([1, 0], [1], 0.5)
-    with pytest.raises(ValueError, match="no favourable label to flip"):
-        plant_label_bias([0, 1], [1, 0], 0.5)
-    with pytest.raises(TypeError, match="random_state=1.5"):
-        plant_label_bias([1, 0], [1, 0], 0.5, random_state=1.5)
+def test_plant_label_bias_pairs_series_by_index_and_takes_booleans():
+    labels = pd.Series([1, 1, 0, 1], index=[10, 11, 12, 13])
+    protected = pd.Series([True, True, False, False], index=[10, 11, 12, 13])
+    bias = plant_label_bias(labels, protected, 1.0)
+    assert bias.flipped.tolist() == [True, True, False, False]
+    assert plant_label_bias(labels.astype(bool), protected, 1.0).labels.tolist() == [0, 0, 0, 1]
+    with pytest.raises(ValueError, match="protected has a different index from labels"):
+        plant_label_bias(labels, protected[::-1], 1.0)
+    # by position on purpose: pass an array
+    assert plant_label_bias(labels, protected[::-1].to_numpy(), 1.0).flipped.tolist() == [False, False, False, True]
 
 
 def test_train_on_biased_history_differs_from_the_reference_only_by_the_bias(german):
@@ -60,12 +55,6 @@ def test_train_on_biased_history_differs_from_the_reference_only_by_the_bias(ger
     harmed = history.harmed()
     assert harmed.sum() == table.loc["female", "refused because of the bias"] > 0
     assert (biased.test["sex"].to_numpy()[harmed] == "female").all()
-    with pytest.raises(ValueError, match="protected_value='woman' does not occur"):
-        train_on_biased_history(german, protected_value="woman", rate=0.2)
-    with pytest.raises(ValueError, match="column='gender'"):
-        train_on_biased_history(german, column="gender", protected_value="female", rate=0.2)
-    with pytest.raises(TypeError, match="Dataset"):
-        train_on_biased_history(german.frame, protected_value="female", rate=0.2)
 
 
 # --------------------------------------------------------------------------- overlaps
@@ -118,21 +107,16 @@ def test_overlap_bootstrap_is_seeded():
     assert one.lift_low <= one.lift <= one.lift_high
 
 
-def test_overlap_rejects_bad_input():
-    with pytest.raises(ValueError, match="flags_b has 2 entries but 3"):
-        overlap_vs_chance([1, 0, 1], [1, 0])
-    with pytest.raises(ValueError, match="flags_a holds NaN"):
-        overlap_vs_chance([np.nan, 1.0], [1, 0])
-    with pytest.raises(ValueError, match="population is empty"):
-        overlap_vs_chance([1, 0], [1, 0], [0, 0])
-    with pytest.raises(ValueError, match="confidence=1"):
-        overlap_vs_chance([1, 0], [1, 0], confidence=1)
-    with pytest.raises(ValueError, match="n_boot=-1"):
-        overlap_vs_chance([1, 0], [1, 0], n_boot=-1)
-    with pytest.raises(TypeError, match="n_boot=2.5"):
-        overlap_vs_chance([1, 0], [1, 0], n_boot=2.5)
-    with pytest.raises(ValueError, match="must hold True/False"):
-        overlap_vs_chance(["x", "y"], [1, 0])
+def test_overlap_pairs_series_by_index_or_refuses_them():
+    """Issue 22, part 3: flag Series whose indexes disagree were paired by position."""
+    a = pd.Series([True, True, False, False], index=list("wxyz"))
+    b = pd.Series([True, True, False, False], index=list("wxyz"))
+    assert overlap_vs_chance(a, b, n_boot=0).observed == 2
+    with pytest.raises(ValueError, match="flags_b has a different index from flags_a"):
+        overlap_vs_chance(a, b[::-1], n_boot=0)
+    with pytest.raises(ValueError, match="population has a different index from flags_b"):
+        overlap_vs_chance(a.to_numpy(), b, pd.Series(True, index=list("abcd")), n_boot=0)
+    assert overlap_vs_chance(a, b.loc[a.index[::-1]].loc[a.index], n_boot=0).observed == 2
 
 
 def test_overlap_table_uses_each_pairs_common_population_and_rejects_flags_outside_it():
@@ -149,9 +133,3 @@ def test_overlap_table_uses_each_pairs_common_population_and_rejects_flags_outsi
     bad = populations.assign(x=[False, True, True, True, True])
     with pytest.raises(ValueError, match=r"outside their lens's population: \{'x': 1\}"):
         overlap_table(flags, bad)
-    with pytest.raises(ValueError, match="same index and columns"):
-        overlap_table(flags, populations[["x", "y"]])
-    with pytest.raises(ValueError, match="not boolean"):
-        overlap_table(flags.astype(int), populations.astype(int))
-    with pytest.raises(ValueError, match="names 'w'"):
-        overlap_table(flags, populations, pairs=[("x", "w")])
