@@ -308,8 +308,13 @@ def check_array(values, name: str, *, ndim: int | None = 1, length: int | None =
         raise TypeError(f"{name}={values!r}; give numbers (an array{' or a scalar' if ndim in (0, None) else ''}).")
     raw = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame, pd.Index)) else values
     raw = np.asarray(raw)
-    if raw.dtype.kind in "USO" and raw.dtype.kind != "O":
+    if raw.dtype.kind in "US":
         raise TypeError(f"{name} holds strings (dtype {raw.dtype}); give numbers.")
+    if raw.dtype.kind == "O":  # numpy would parse "0.3" into 0.3 without a word
+        text = next((plain(v) for v in raw.ravel() if isinstance(v, (str, bytes))), None)
+        if text is not None:
+            raise TypeError(f"{name} holds strings (e.g. {text!r}); give numbers (convert text with pd.to_numeric "
+                            "first).")
     if integer and raw.dtype.kind == "b":
         raise TypeError(f"{name} holds booleans; give whole numbers (counts or amounts), not True/False.")
     try:
