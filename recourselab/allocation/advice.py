@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._validation import (
     check_choice,
+    check_columns,
     check_int,
     check_mask,
     check_number,
@@ -87,6 +88,15 @@ class FeatureCounterfactual:
         }])
         frame["target"] = frame["target"].astype("Int64").mask(~frame["found"])
         return frame
+
+
+def _encoded(Z, name: str, encoder) -> np.ndarray:
+    """Encoded rows as a 2-d array; a DataFrame is read by column name (the encoder's columns), never by position."""
+    if isinstance(Z, pd.DataFrame):
+        Z = check_columns(Z, encoder.feature_names_out_, name)
+    elif isinstance(Z, pd.Series):
+        Z = check_columns(Z.to_frame().T, encoder.feature_names_out_, name)
+    return check_encoded(Z, name, encoder.n_columns)
 
 
 def _favourable(model, Z: np.ndarray, column: int) -> np.ndarray:
@@ -183,7 +193,7 @@ def feature_ce(model, Z, index, m_prime, encoder, *, candidates=None, weights: M
     (2, 5.0, 0.5, 'actionable')
     """
     check_encoder(encoder)
-    Z = check_encoded(Z, "Z", encoder.n_columns)
+    Z = _encoded(Z, "Z", encoder)
     index = check_int(index, "index", minimum=0)
     if index >= len(Z):
         rows = f" (0..{len(Z) - 1})." if len(Z) else "; Z has no rows."
@@ -282,10 +292,10 @@ def graft_candidates(z, Z, encoder, keep=()) -> np.ndarray:
     [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.5, 1.0]]
     """
     check_encoder(encoder)
-    z = check_encoded(np.atleast_2d(z), "z", encoder.n_columns)
+    z = _encoded(z, "z", encoder)
     if len(z) != 1:
         raise ValueError(f"z has {len(z)} rows; give the one applicant whose features are kept.")
-    Z = check_encoded(Z, "Z", encoder.n_columns)
+    Z = _encoded(Z, "Z", encoder)
     mask = _feature_columns(encoder, keep, "keep")
     lower, upper = encoder.advice_bounds()
     delta = Z - z
@@ -361,8 +371,7 @@ def prune_move(model, z_from, z_to, m_prime, encoder, *, favourable=1, actionabl
     """
     check_encoder(encoder)
     column = favourable_column(check_model(model, encoder), favourable)
-    a = check_encoded(np.atleast_2d(z_from), "z_from", encoder.n_columns)
-    b = check_encoded(np.atleast_2d(z_to), "z_to", encoder.n_columns)
+    a, b = _encoded(z_from, "z_from", encoder), _encoded(z_to, "z_to", encoder)
     if len(a) != 1 or len(b) != 1:
         raise ValueError(f"prune_move takes one row each; got {len(a)} and {len(b)} rows.")
     m_prime = check_unit_interval(m_prime, "m_prime")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .._validation import check_array, check_int, check_rng
+from .._validation import check_aligned, check_array, check_int, check_rng
 from ._checks import (
     check_capacities,
     check_eps,
@@ -88,6 +88,7 @@ def refusal_reasons(values, weights, capacity, *, policy: str = "knapsack") -> n
     >>> refusal_reasons([0.2, 0.1, 0.0, -0.1], None, 3, policy="greedy").tolist()   # Table 2, r = 3
     ['selected', 'selected', 'unprofitable', 'unprofitable']
     """
+    check_aligned(values, "values", weights=weights)
     policy = check_policy(policy)
     v = check_values(values)
     chosen = allocate(v, weights, capacity, policy).selected
@@ -204,6 +205,7 @@ def refusal_breakdown(proba, weights, capacities, problems: Sequence, *, policy:
     >>> res.budget_share
     0.3333333333333333
     """
+    check_aligned(proba, "proba", weights=weights)
     utility = check_utility(utility)
     policy = check_policy(policy)
     p_all = check_pool(proba)
@@ -357,6 +359,7 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     0.9-noisy   0.87      0.99
     optimistic  1.00      1.00
     """
+    check_aligned(proba, "proba", weights=weights)
     utility = check_utility(utility)
     policy = check_policy(policy)
     if not isinstance(budget_distribution, BudgetDistribution):

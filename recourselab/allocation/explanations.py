@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._validation import check_probabilities
+from .._validation import check_aligned, check_probabilities
 from ._checks import (
     check_capacities,
     check_capacity,
@@ -216,6 +216,7 @@ def utility_ce(values, weights, capacity, *, policy: str = "knapsack", eps: floa
     >>> utility_ce([0.2, 0.1, 0.0, -0.1], None, 2, policy="greedy", eps=1e-9).round(6).tolist()   # Table 2
     [0.0, 0.0, 0.1, 0.1]
     """
+    check_aligned(values, "values", weights=weights)
     policy = check_policy(policy)
     v = check_values(values)
     w = policy_weights(policy, weights, len(v))
@@ -253,6 +254,7 @@ def prediction_ce(v_prime, utility, weights=None):
     >>> prediction_ce(v, u, [4, 3, 2, 1]).round(6).tolist()
     [0.925, 0.557143, 0.383333, 0.3]
     """
+    check_aligned(v_prime, "v_prime", weights=weights)
     utility = check_utility(utility)
     return utility.probability(check_utilities(v_prime, "v_prime"), weights)
 
@@ -268,6 +270,7 @@ def prediction_cost(m, m_prime):
     >>> prediction_cost([0.8, 0.9], [0.925, 0.5]).round(3).tolist()
     [0.125, 0.0]
     """
+    check_aligned(m, "m", m_prime=m_prime)
     m = check_probabilities(m, "m", ndim=None)
     m_prime = check_targets(m_prime, "m_prime")
     if m.shape != m_prime.shape and m.ndim and m_prime.ndim:
@@ -315,6 +318,7 @@ def prediction_ce_matrix(proba, weights, capacities, *, policy: str, utility, ep
     array([[0.6, 0.6, 0.7, 0.7],
            [0.6, 0.6, 0.6, 0.6]])
     """
+    check_aligned(proba, "proba", weights=weights)
     utility = check_utility(utility)
     policy = check_policy(policy)
     p = check_pool(proba)

@@ -89,7 +89,7 @@ def utility_ce(v, w, r, i, policy="knapsack", eps=1e-6):
 
 
 def utility_ce_naive(values, weights, capacity, *, policy="knapsack", eps=1e-6):
-    """Every applicant's utility counterfactual by recomputation: :func:`utility_ce` for i = 1..n.
+    """Every applicant's utility counterfactual, by :func:`~recourselab.allocation.paper.utility_ce` one by one.
 
     Two knapsacks (or one greedy allocation) per applicant: O(n² r) time, against O(n r) for the
     engine's prefix/suffix programme (:func:`recourselab.allocation.utility_ce`), which gives the

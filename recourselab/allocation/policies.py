@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._validation import check_aligned
 from ._checks import check_capacity, check_policy, check_values, check_weights, policy_weights
 
 __all__ = ["Allocation", "knapsack", "greedy", "allocate"]
@@ -136,6 +137,7 @@ def knapsack(values, weights, capacity) -> Allocation:
     >>> res.selected.astype(int).tolist(), round(res.utility, 3)
     ([0, 1, 1, 1], 1.55)
     """
+    check_aligned(values, "values", weights=weights)
     v = check_values(values)
     w = check_weights(weights, len(v))
     r = check_capacity(capacity)

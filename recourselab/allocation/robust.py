@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.stats import norm, truncnorm
 
 from .._validation import (
+    check_aligned,
     check_array,
     check_int,
     check_number,
@@ -316,6 +317,7 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     >>> validity([0.8, 0.7, 0.65, 0.65], [0.8, 0.7, 0.6, 0.5], None, [2, 3], policy="greedy", utility=u).tolist()
     [1.0, 1.0, 0.5, 0.5]
     """
+    check_aligned(proba, "proba", m_new=m_new, weights=weights)
     ce = prediction_ce_matrix(proba, weights, capacities, policy=policy, utility=utility, eps=eps)
     m_new = check_targets(m_new, "m_new", ndim=None)
     if m_new.shape != ce.shape[1:]:

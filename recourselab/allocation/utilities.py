@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_array, check_number, check_probabilities
+from .._validation import check_aligned, check_array, check_number, check_probabilities
 from ._checks import check_broadcast, check_utilities, scalar_or_array
 
 __all__ = [
@@ -75,6 +75,7 @@ def lending_utility(m, credit, G1, G2, C):
     >>> lending_utility([0.8, 0.7, 0.6, 0.5], [4, 3, 2, 1], G1=0.05, G2=1, C=0.2).round(3).tolist()
     [0.8, 0.625, 0.5, 0.425]
     """
+    check_aligned(m, "m", credit=credit)
     G1, G2, C = _lending_params(G1, G2, C)
     credit, slope = _lending_slope(credit, G1, G2, C)
     m = check_probabilities(m, "m", ndim=None)
@@ -94,6 +95,7 @@ def lending_probability(v, credit, G1, G2, C):
     >>> round(lending_probability(1.05, 4, G1=0.05, G2=1, C=0.2), 6)   # the paper's applicant 1
     0.925
     """
+    check_aligned(v, "v", credit=credit)
     G1, G2, C = _lending_params(G1, G2, C)
     credit, slope = _lending_slope(credit, G1, G2, C)
     v = check_utilities(v, "v")

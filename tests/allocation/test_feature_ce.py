@@ -227,3 +227,17 @@ def test_graft_feature_ce_and_prune_return_actionable_advice(world):
         pruned = prune_move(model, candidates[row], target, m_prime, encoder)
         assert encoder.actionable(candidates[[row]], pruned[None, :])[0]
         assert model.predict_proba(pruned[None, :])[0, 1] >= m_prime
+
+
+def test_encoded_frames_are_read_by_column_name(admissions_model):
+    enc, Z, model, proba = admissions_model
+    index = int(np.argsort(proba)[200])
+    frame = pd.DataFrame(Z, columns=enc.feature_names_out_)
+    shuffled = frame[frame.columns[::-1]]                       # the same rows, columns in another order
+    expected = feature_ce(model, Z, index, 0.7, enc)
+    got = feature_ce(model, shuffled, index, 0.7, enc)
+    assert (got.target, got.cost) == (expected.target, expected.cost)
+    pool = graft_candidates(shuffled.iloc[index], shuffled, enc)
+    np.testing.assert_array_equal(pool, graft_candidates(Z[index], Z, enc))
+    np.testing.assert_array_equal(prune_move(model, shuffled.iloc[[index]], Z[got.target], 0.7, enc),
+                                  prune_move(model, Z[index], Z[got.target], 0.7, enc))
