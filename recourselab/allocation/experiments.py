@@ -181,7 +181,8 @@ def refusal_breakdown(proba, weights, capacities, problems: Sequence, *, policy:
     capacities : array of int, shape (n_problems,)
         The budget of each round (e.g. :attr:`RobustnessExperiment.capacities`).
     problems : sequence of int arrays
-        Row positions of each round's applicants.
+        Row positions of each round's applicants, each at most once per round: a repeated position
+        is an error (the applicant would compete against themselves and be counted twice).
     policy : {"knapsack", "greedy"}
     utility : LendingUtility or AdmissionUtility
     eps : float, default 1e-6
@@ -330,7 +331,8 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     utility : LendingUtility or AdmissionUtility
     budget_distribution : BudgetDistribution
     problems : sequence of int arrays
-        Row positions (into ``proba``) of each problem's applicants.
+        Row positions (into ``proba``) of each problem's applicants, each at most once per problem
+        (a repeated position is an error, as in :func:`refusal_breakdown`).
     rhos, ps : sequences of distinct floats in [0, 1] (one float is one level)
     n_validation, n_test : int, default 200
     random_state : int or numpy Generator, default 0
