@@ -18,7 +18,8 @@ def knapsack(v, w, r):
 
     ``V[i][c]`` is the best utility of applicants 1..i within the budget c. Reading the choices back
     from applicant n to 1, applicant i is taken only when that is *strictly* better, so among equally
-    good allocations the later applicants are left out (the engine breaks ties the same way).
+    good allocations the later applicants are left out (the engine breaks ties the same way); an
+    applicant with v_i <= 0 is never taken (Section 4.1 removes them).
 
     Returns the allocation Y (a list of 0/1) and its utility U(Y).
 
