@@ -313,8 +313,8 @@ def check_array(values, name: str, *, ndim: int | None = 1, length: int | None =
     if raw.dtype.kind == "O":  # numpy would parse "0.3" into 0.3 without a word
         text = next((plain(v) for v in raw.ravel() if isinstance(v, (str, bytes))), None)
         if text is not None:
-            raise TypeError(f"{name} holds strings (e.g. {text!r}); give numbers (convert text with pd.to_numeric "
-                            "first).")
+            raise TypeError(f"{name} must hold numbers; found {text!r} (str): convert text with pd.to_numeric "
+                            "first.")
     if integer and raw.dtype.kind == "b":
         raise TypeError(f"{name} holds booleans; give whole numbers (counts or amounts), not True/False.")
     try:

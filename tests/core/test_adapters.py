@@ -20,7 +20,7 @@ from sklearn.preprocessing import OneHotEncoder
 from threadpoolctl import threadpool_limits
 
 from recourselab.adapters import EncodedModel, check_model
-from recourselab.allocation import feature_ce, prune_move
+from recourselab.allocation import feature_ce, graft_candidates, prune_move
 from recourselab.counterfactuals import nearest_counterfactuals, recourse_by_group
 from recourselab.datasets import load_adult
 from recourselab.fair_ranking import ranked_fair_representation, rerank_by_cost
@@ -182,14 +182,17 @@ def test_face_graph_and_facegroup_with_the_adapter(adult):
 def test_feature_ce_and_prune_move_with_the_adapter(adult):
     _, _, _, pipe, encoder, Z = adult
     model, approved = _refused_and_approved(adult)
-    applicant = int(np.flatnonzero(~approved)[0])
-    res = feature_ce(model, Z, applicant, 0.6, encoder)
+    for applicant in np.flatnonzero(~approved):  # the first refused applicant with advice reaching 0.6
+        pool = graft_candidates(Z[applicant], Z, encoder)  # observed profiles, moved only as advice may move
+        res = feature_ce(model, pool, 0, 0.6, encoder)
+        if res.found:
+            break
     assert res.found and res.proba >= 0.6 > res.factual_proba
-    assert encoder.feasible(Z[applicant], Z[res.target]).all()
-    pruned = prune_move(model, Z[applicant], Z[res.target], 0.6, encoder)
-    assert encoder.feasible(Z[applicant], pruned).all()
+    assert encoder.actionable(pool[0], pool[res.target]).all()
+    pruned = prune_move(model, pool[0], pool[res.target], 0.6, encoder)
+    assert encoder.actionable(pool[0], pruned).all()
     assert pipe.predict_proba(model.decode(pruned))[0, 1] >= 0.6
-    assert encoder.cost(Z[applicant], pruned)[0] <= res.cost + 1e-12
+    assert encoder.cost(pool[0], pruned)[0] <= res.cost + 1e-12
 
 
 def test_situation_testing_and_cst_in_raw_columns_with_the_pipeline(adult):

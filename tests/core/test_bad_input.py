@@ -147,7 +147,7 @@ CASES = [
      r"Z has columns that do not match the 49 expected: missing \['age'\], unexpected \['AGE'\]"),
     (lambda: model().decode(encoded_frame().drop(columns="age")), ValueError, r"missing \['age'\]"),
     (lambda: model().predict_proba(get("X")), ValueError, "Z has the raw columns"),
-    (lambda: model().predict_proba(encoded_frame().assign(age="old")), TypeError, "Z holds strings"),
+    (lambda: model().predict_proba(encoded_frame().assign(age="old")), TypeError, "Z must hold numbers"),
     (lambda: model(columns="age").predict_proba(get("Z")), TypeError, "list of column names"),
     (lambda: model(columns=["age", "age"]).predict_proba(get("Z")), ValueError, "columns lists a name more than once"),
     (lambda: model(fill=3).predict_proba(get("Z")), TypeError, "mapping column -> value"),
