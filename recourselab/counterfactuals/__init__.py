@@ -1,6 +1,14 @@
-"""counterfactuals"""
+"""counterfactuals: the "Recourse basics" lesson.
 
-from . import recourse
-from .recourse import *  # noqa: F401,F403
+* :mod:`.nearest`: the nearest approved people an applicant could become (actionable by default);
+* :mod:`.groups`: the burden of recourse across groups (coverage curves);
+* :mod:`.linear`: recourse to a linear boundary (closed form or MIP; actionable by default with an encoder);
+* :mod:`.paper`: the same algorithms written literally, for reading.
+"""
 
-__all__ = recourse.__all__
+from . import groups, linear, nearest
+from .groups import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .nearest import *  # noqa: F401,F403
+
+__all__ = nearest.__all__ + groups.__all__ + linear.__all__
