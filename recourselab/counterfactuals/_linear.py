@@ -330,7 +330,7 @@ def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, 
     coef = per_feature(coef, "coef", columns, scalar_ok=False)
     if not np.isfinite(coef).all():
         raise ValueError(f"coef={coef.tolist()} must be finite.")
-    if np.ndim(intercept) and np.size(intercept) == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
+    if isinstance(intercept, np.ndarray) and intercept.size == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
         intercept = np.asarray(intercept).reshape(-1)[0].item()
     b = check_real(intercept, "intercept")
     if not math.isfinite(b):

@@ -34,7 +34,8 @@ def _costs_and_groups(cost, groups):
 
 def _check_budgets(budgets) -> np.ndarray:
     """Budgets as a 1-d float array (a single number is one budget): numbers >= 0, inf allowed, no NaN."""
-    values = [budgets] if np.ndim(budgets) == 0 else budgets
+    single = budgets is not None and not isinstance(budgets, (str, bytes)) and np.ndim(budgets) == 0
+    values = [budgets] if single else budgets
     if np.asarray(values).dtype == bool:
         raise TypeError("budgets must be numbers (got booleans), e.g. np.linspace(0, 5, 21).")
     return check_array(values, "budgets", minimum=0.0, allow_inf=True)

@@ -263,6 +263,7 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
     if method == "closed_form" and steps is not None:
         raise ValueError("steps are only used by method='mip'; the closed form is the continuous projection. "
                          "Pass method='mip' for integer steps, or drop steps.")
+    step = _mip_steps(steps, problem, actionable)
     s = _linear.margin(problem.A, problem.coef, problem.intercept)
     if method == "closed_form":
         delta, cost, status = _closed_form(problem)
@@ -276,7 +277,6 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
         todo = np.flatnonzero(s < 0)
     objective = np.full(len(s), np.nan)
     if todo.size:
-        step = _mip_steps(steps, problem, actionable)
         _solve_rows(problem, s, todo, step, time_limit, progress, delta, cost, status, objective)
         _warn_about_mip_rows(status, cost, todo, time_limit)
     return _result(X, problem, s, delta, cost, status, objective, method, actionable, start)
@@ -441,12 +441,38 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
 
     ``slack`` is the margin the closed form aims at too (:attr:`LinearProblem.slack`): it keeps the point on
     the favourable side in the model's own arithmetic; a row that reaches the boundary but not the slack is
-    solved against the boundary itself. Steps are counted with a tolerance of :data:`_linear.SLACK`.
+    solved against the boundary itself. CBC accepts a constraint violated by up to 1e-7, more than the
+    slack, so a solution in whole steps that stops short of it (a grid point on the boundary) is solved
+    again with the goal raised past CBC's tolerance; if nothing reaches that, the first solution stands.
     """
+    usable_j = np.flatnonzero(usable)
+    if not usable_j.size:
+        return "infeasible", None, math.nan
+    deadline = Deadline(time_limit)
+    reach = sum(abs(a[j]) * ((upper[j] - x[j]) if a[j] > 0 else (x[j] - lower[j])) for j in usable_j)
+    goal = slack - float(s) if reach >= slack - float(s) else -float(s)
+    first = None
+    for aim in (goal, goal + 1e-6 * (1.0 + abs(goal))):
+        prob, moves, scale = _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, aim)
+        status, has = solve(prob, max(deadline.remaining(), 0.01))
+        if not has:
+            break
+        delta, reached = _mip_solution(x, a, moves, scale, step, lower, upper, goal)
+        first = first or (status, delta)
+        if reached or deadline.expired:
+            break
+    if first is None:
+        return status, None, math.nan
+    status, delta = (status, delta) if has else first
+    return status, delta, float(np.sum(sqrt_w * np.abs(delta)))
+
+
+def _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, goal):
+    """The MIP of one row: a move per usable column (whole steps or continuous) within the box, |move|, the goal."""
     prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
     moves, absval, scale = {}, {}, {}
     tol = _linear.SLACK
-    for j in np.flatnonzero(usable):
+    for j in usable_j:
         if np.isnan(step[j]):
             moves[j] = _bounded(prob, f"d_{j}", lower[j] - x[j], upper[j] - x[j], "Continuous")
             scale[j] = 1.0
@@ -458,15 +484,14 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
         absval[j] = continuous(prob, f"t_{j}", 0.0)
         prob += (absval[j] >= scale[j] * moves[j], f"abs_pos_{j}")
         prob += (absval[j] >= -scale[j] * moves[j], f"abs_neg_{j}")
-    if not moves:
-        return "infeasible", None, math.nan
     prob += pulp.lpSum(float(sqrt_w[j]) * absval[j] for j in moves)
-    reach = sum(abs(a[j]) * ((upper[j] - x[j]) if a[j] > 0 else (x[j] - lower[j])) for j in moves)
-    goal = slack - float(s) if reach >= slack - float(s) else -float(s)
     prob += (pulp.lpSum(float(a[j]) * scale[j] * moves[j] for j in moves) >= goal, "favourable")
-    status, has = solve(prob, max(time_limit, 0.01))
-    if not has:
-        return status, None, math.nan
+    return prob, moves, scale
+
+
+def _mip_solution(x, a, moves, scale, step, lower, upper, goal):
+    """The solved move (whole steps rounded, continuous moves put back in the box and nudged up to the goal),
+    and whether it reaches the goal."""
     delta = np.zeros(len(x))
     for j, var in moves.items():
         value = var.value() or 0.0
@@ -475,11 +500,14 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
     delta = np.clip(delta, lower - x, upper - x)
     # CBC reports continuous values to about 7 digits: nudge continuous moves that still have room in the
     # helpful direction until the point reaches its goal (the nudge is of the order of that rounding)
+    reached = float(np.dot(a, delta)) >= goal
     for j in sorted((j for j in moves if np.isnan(step[j])), key=lambda c: -abs(a[c])):
         short = goal - float(np.dot(a, delta))
-        if short <= 0:
+        if reached or short <= 0:
+            reached = True
             break
         room = (upper[j] - x[j] - delta[j]) if a[j] > 0 else (delta[j] - (lower[j] - x[j]))
         if room > 0:
             delta[j] += np.sign(a[j]) * min(short / abs(a[j]) * (1 + 1e-12), room)
-    return status, delta, float(np.sum(sqrt_w * np.abs(delta)))
+            reached = room >= short / abs(a[j])  # (the sum may still round a hair below the goal)
+    return delta, reached

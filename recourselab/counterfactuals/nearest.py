@@ -132,10 +132,12 @@ class NearestCounterfactuals:
 
 
 def encoded_rows(Z, name: str, encoder: Encoder) -> np.ndarray:
-    """Encoded rows as a float array: a DataFrame (or a one-row Series) is aligned by the encoder's column names."""
+    """Encoded rows as a float array; a DataFrame, or a Series with labels (one row), is read by column name."""
+    if Z is None or isinstance(Z, (str, bytes)):
+        raise TypeError(f"{name}={Z!r}; give encoded rows (encoder.transform(frame)).")
     names = [str(c) for c in encoder.feature_names_out_]
-    if isinstance(Z, pd.Series) and [str(c) for c in Z.index] != names and set(map(str, Z.index)) == set(names):
-        Z = Z.set_axis([str(c) for c in Z.index])[names]
+    if isinstance(Z, pd.Series) and not isinstance(Z.index, pd.RangeIndex):
+        Z = Z.to_frame().T  # one row, its labels as column names
     if isinstance(Z, pd.DataFrame):
         Z = check_columns(Z, names, name)
     return check_encoded(Z, name, encoder.n_columns)
@@ -158,7 +160,17 @@ def _check_search(Z_factual, Z_candidates, encoder, n_neighbors, norm):
 def _cheapest(C: np.ndarray, k: int):
     """The k cheapest finite entries of each row of C (by cost, ties by column) and their costs."""
     m = C.shape[1]
-    top = np.argpartition(C, k - 1, axis=1)[:, :k] if k < m else np.tile(np.arange(m), (len(C), 1))
+    if k == 1:
+        top = np.argmin(C, axis=1)[:, None]  # the first of equal minima
+    elif k < m:
+        top = np.argpartition(C, k - 1, axis=1)[:, :k]
+        # argpartition picks any of the entries tied at the k-th cost: there, take the first ones
+        kth = np.take_along_axis(C, top, axis=1).max(axis=1)
+        tied = np.isfinite(kth) & ((C <= kth[:, None]).sum(axis=1) > k)
+        if tied.any():
+            top[tied] = np.argsort(C[tied], axis=1, kind="stable")[:, :k]
+    else:
+        top = np.tile(np.arange(m), (len(C), 1))
     top_cost = np.take_along_axis(C, top, axis=1)
     order = np.lexsort((top, top_cost), axis=1)  # by cost, ties by candidate position
     top = np.take_along_axis(top, order, axis=1)

@@ -169,7 +169,7 @@ def recourse_to_linear_boundary(x, w, b, c, lower, upper, tau=0.0):
 
 
 def greedy_l1_recourse(x, w, b, c, lower, upper, tau=0.0):
-    """Cheapest move to :math:`w^\\top x' + b \\ge \\tau` in the weighted L1 cost :math:`\\sum_j c_j |a_j|`, inside a box.
+    """Cheapest move to :math:`w^\\top x' + b \\ge \\tau` in the weighted L1 cost :math:`\\sum_j c_j |a_j|` in a box.
 
     A linear programme with one constraint and a box is a fractional knapsack:
     a unit of feature :math:`j` buys :math:`|w_j|` of margin for :math:`c_j`,
