@@ -1,9 +1,10 @@
 """counterfactuals: the "Recourse basics" lesson.
 
-* :mod:`.nearest`: the nearest approved people an applicant could become (actionable by default);
-* :mod:`.groups`: the burden of recourse across groups (coverage curves);
-* :mod:`.linear`: recourse to a linear boundary (closed form or MIP; actionable by default with an encoder);
-* :mod:`.paper`: the same algorithms written literally, for reading.
+Recourse among observed people (``nearest``: the nearest approved people an
+applicant could become, actionable by default), the burden of recourse across
+groups (``groups``: costs and coverage curves), recourse to a linear boundary
+(``linear``: closed form or MIP, actionable by default with an encoder), and
+the same algorithms written literally for reading (``paper``).
 """
 
 from . import groups, linear, nearest

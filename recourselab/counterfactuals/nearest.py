@@ -40,14 +40,6 @@ NO_COUNTERFACTUAL = int(np.iinfo(np.int64).min)
 # factual rows per chunk: the (chunk, n_candidates) cost and mask matrices stay small
 _CELLS_PER_CHUNK = 2_000_000
 
-#: What each ``advice`` label of a result means.
-ADVICE = {
-    "actionable": "every target is reachable by actionable moves (Encoder.actionable): advice a person could follow",
-    "relaxation": "targets need only be feasible (Encoder.feasible), or are unconstrained: fractional levels, "
-                  "advised directions and plausible-change caps are not enforced; not advice",
-}
-
-
 @dataclass(frozen=True)
 class NearestCounterfactuals:
     """The ``k`` cheapest admissible counterfactuals of each factual row.
@@ -70,9 +62,12 @@ class NearestCounterfactuals:
     norm : str
         ``"l1"`` or ``"l2"`` (see :meth:`~recourselab.features.Encoder.cost`).
     advice : str
-        ``"actionable"`` (every target is advice a person could follow) or
-        ``"relaxation"`` (targets need only be feasible, or are unconstrained;
-        see :data:`ADVICE`).
+        ``"actionable"``: every target is reachable by actionable moves
+        (:meth:`Encoder.actionable <recourselab.features.Encoder.actionable>`),
+        advice a person could follow. ``"relaxation"``: targets need only be
+        feasible (or, with ``feasible_only=False``, are unconstrained), so they
+        may ask for moves advice may not make (a feature never advised, the
+        wrong direction, beyond a plausible change); not advice.
     actionable : ndarray of bool, shape (n_factuals, k)
         Whether each target is reachable by an actionable move (False where
         there is none); all True for found targets of an actionable result.
@@ -131,7 +126,7 @@ class NearestCounterfactuals:
         )
 
 
-def encoded_rows(Z, name: str, encoder: Encoder) -> np.ndarray:
+def _encoded_rows(Z, name: str, encoder: Encoder) -> np.ndarray:
     """Encoded rows as a float array; a DataFrame, or a Series with labels (one row), is read by column name."""
     if Z is None or isinstance(Z, (str, bytes)):
         raise TypeError(f"{name}={Z!r}; give encoded rows (encoder.transform(frame)).")
@@ -146,8 +141,8 @@ def encoded_rows(Z, name: str, encoder: Encoder) -> np.ndarray:
 def _check_search(Z_factual, Z_candidates, encoder, n_neighbors, norm):
     """Validated factual and candidate arrays and the number of neighbours."""
     check_encoder(encoder)
-    A = encoded_rows(Z_factual, "Z_factual", encoder)
-    B = encoded_rows(Z_candidates, "Z_candidates", encoder)
+    A = _encoded_rows(Z_factual, "Z_factual", encoder)
+    B = _encoded_rows(Z_candidates, "Z_candidates", encoder)
     if len(B) == 0:
         raise ValueError("Z_candidates is empty; there is no one to compare with.")
     k = check_int(n_neighbors, "n_neighbors")
@@ -331,8 +326,8 @@ def describe_changes(
     1    debt    -4.0     True
     """
     check_encoder(encoder)
-    a = encoded_rows(z_from, "z_from", encoder)
-    b = encoded_rows(z_to, "z_to", encoder)
+    a = _encoded_rows(z_from, "z_from", encoder)
+    b = _encoded_rows(z_to, "z_to", encoder)
     if len(a) != 1 or len(b) != 1:
         raise ValueError(f"describe_changes takes one row each; got {len(a)} and {len(b)} rows.")
     before = encoder.inverse_transform(a).iloc[0]

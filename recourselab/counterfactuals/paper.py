@@ -1,29 +1,21 @@
 """The lesson's algorithms written literally: plain loops, the papers' notation, one function per algorithm.
 
-A student reads these beside :doc:`/recourse_basics`; the engines
+For reading beside :doc:`/recourse_basics`; the engines
 (:func:`~recourselab.counterfactuals.nearest_counterfactuals`,
-:func:`~recourselab.counterfactuals.linear_recourse`) compute the same answers
-fast, and ``tests/counterfactuals/test_paper.py`` checks on small random
-instances that both agree.
+:func:`~recourselab.counterfactuals.linear_recourse`) give the same answers
+fast (``tests/counterfactuals/test_paper.py`` checks it on random instances).
 
-Notation, after :cite:t:`ustun2019actionable`: a linear classifier approves a
-person :math:`x` when :math:`w^\\top x + b \\ge 0`; an *action* :math:`a` moves
-them to :math:`x' = x + a`; the actionability model allows feature :math:`j` to
-go anywhere in its box :math:`[l_j, u_j]` (:math:`l_j = u_j = x_j` for an
-immutable feature); :math:`c_j > 0` prices one unit of change of feature
-:math:`j`. The recourse problem is
-
-.. math:: \\min_a \\ \\operatorname{cost}(a; x) \\quad \\text{s.t.} \\quad
-          w^\\top (x + a) + b \\ge \\tau, \\qquad l \\le x + a \\le u,
-
-with :math:`\\tau = 0` the boundary itself. (The engines aim a hair inside,
-:math:`\\tau = 10^{-9}(1 + |b| + \\sum_j |w_j|)`, so that the model's own
-rounding cannot put a counterfactual back on the refused side.) In the
-engines' arguments :math:`w` is ``coef``, :math:`c_j^2` (Euclidean cost) or
-:math:`c_j` (L1 cost, see :func:`greedy_l1_recourse`) is ``weights``.
-
-The papers' texts are not reproduced in the book's sources, so the steps cite
-the formulas they implement rather than equation numbers.
+Notation after :cite:t:`ustun2019actionable`: a linear classifier approves
+:math:`x` when :math:`w^\\top x + b \\ge 0`; an action :math:`a` moves it to
+:math:`x' = x + a`; feature :math:`j` may go anywhere in its box
+:math:`[l_j, u_j]`; :math:`c_j > 0` prices its change. The recourse problem is
+:math:`\\min_a \\operatorname{cost}(a; x)` subject to
+:math:`w^\\top (x + a) + b \\ge \\tau` and :math:`l \\le x + a \\le u`, with
+:math:`\\tau = 0` the boundary (the engines aim a hair inside,
+:math:`\\tau = 10^{-9}(1 + |b| + \\sum_j |w_j|)`, so that rounding cannot put a
+counterfactual back on the refused side). The engines call :math:`w`
+``coef`` and :math:`c` ``weights``. The steps cite the formulas they
+implement: the papers' texts are not among the book's sources.
 """
 
 from __future__ import annotations
