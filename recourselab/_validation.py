@@ -45,10 +45,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_aligned", "check_array", "check_choice", "check_columns", "check_cost_matrix", "check_do",
-           "check_int", "check_integers", "check_labels", "check_mask", "check_number", "check_positions",
-           "check_probabilities", "check_real", "check_rng", "check_seed", "check_unit_interval",
-           "favourable_column", "plain", "restore_dtype"]
+__all__ = ["check_aligned", "check_aligned_all", "check_array", "check_bool", "check_choice", "check_columns",
+           "check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_mask",
+           "check_number", "check_numeric_columns", "check_positions", "check_probabilities", "check_real",
+           "check_rng", "check_seed", "check_unit_interval", "favourable_column", "plain", "restore_dtype"]
 
 
 def plain(value):
@@ -490,7 +490,6 @@ def check_seed(random_state, name: str = "random_state") -> int:
     return int(random_state)
 
 
-# --- added for shared (viz, adapters, models, audit, scm)
 def check_bool(value, name: str) -> bool:
     """A flag: True or False (Python or numpy bool); anything else (1, "yes", None) is a TypeError."""
     if not isinstance(value, (bool, np.bool_)):

@@ -56,3 +56,27 @@ def slow_feasible(specs, old: pd.Series, new: pd.Series) -> bool:
     return True
 
 
+
+
+@st.composite
+def encoded_problems(draw, min_rows=4, max_rows=14):
+    """Specs, a fitted encoder, encoded rows, a linear model (coef, intercept) and two groups."""
+    import numpy as np
+    from hypothesis import assume
+
+    from recourselab.features import Encoder
+
+    specs, frame = draw(specs_and_frames(min_rows=min_rows, max_rows=max_rows))
+    # some feature a linear recourse may move (immutables and categories stay fixed)
+    assume(any(s.actionability != "immutable" and s.kind != "categorical" for s in specs))
+    encoder = Encoder(specs).fit(frame)
+    Z = encoder.transform(frame)
+    d = Z.shape[1]
+    coef = np.array(draw(st.lists(st.integers(-3, 3), min_size=d, max_size=d)), dtype=float)
+    assume((coef != 0).any())
+    score = Z @ coef
+    # an intercept that refuses some rows and accepts others where possible
+    cut = draw(st.sampled_from([0.3, 0.5, 0.8]))
+    intercept = -float(np.quantile(score, cut)) - 1e-3
+    groups = np.array(draw(st.lists(st.sampled_from(["P", "N"]), min_size=len(Z), max_size=len(Z))))
+    return specs, frame, encoder, Z, coef, intercept, groups

@@ -100,6 +100,17 @@ def test_snapping_lands_on_whole_levels_at_least_as_far_as_proposed(data, seed):
             assert np.all(np.sign(made) * np.sign(proposed) >= 0)
 
 
+def test_snapping_keeps_each_category_blocks_largest_column():
+    specs = [FeatureSpec("job", "categorical", order=["a", "b", "c"]), FeatureSpec("x", "continuous")]
+    enc = Encoder(specs).fit(pd.DataFrame({"job": ["a", "b", "c"], "x": [0.0, 1.0, 2.0]}))
+    start = enc.transform(pd.DataFrame({"job": ["a", "a"], "x": [1.0, 1.0]}))
+    proposed = start.copy()
+    proposed[0, :3] = [0.2, 0.7, 0.1]  # mostly "b"
+    proposed[1, :3] = [0.1, 0.2, 0.6]  # mostly "c"
+    snapped = enc.snap_to_levels(start, proposed)
+    assert enc.inverse_transform(snapped)["job"].tolist() == ["b", "c"]
+
+
 def test_on_levels_finds_half_levels_broken_one_hot_and_fractional_years():
     specs = [FeatureSpec("age", "continuous", "increase"), FeatureSpec("hours", "continuous"),
              FeatureSpec("savings", "ordinal", "increase", order=["none", "some", "much"]),

@@ -1,6 +1,15 @@
-"""counterfactuals"""
+"""counterfactuals: the "Recourse basics" lesson.
 
-from . import recourse
-from .recourse import *  # noqa: F401,F403
+Recourse among observed people (``nearest``: the nearest approved people an
+applicant could become, actionable by default), the burden of recourse across
+groups (``groups``: costs and coverage curves), recourse to a linear boundary
+(``linear``: closed form or MIP, actionable by default with an encoder), and
+the same algorithms written literally for reading (``paper``).
+"""
 
-__all__ = recourse.__all__
+from . import groups, linear, nearest
+from .groups import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .nearest import *  # noqa: F401,F403
+
+__all__ = nearest.__all__ + groups.__all__ + linear.__all__

@@ -189,8 +189,10 @@ class Box:
 
     ``bounds(X)`` gives, row by row, ``lower = X`` where a feature may not fall
     (``rises_only`` or ``fixed``) and ``upper = X`` where it may not rise
-    (``falls_only`` or ``fixed``); otherwise the constant ``lower0``/``upper0``.
-    The current value is always inside its box.
+    (``falls_only`` or ``fixed``); otherwise the constant ``lower0``/``upper0``,
+    narrowed to ``X + cap_lower`` and ``X + cap_upper`` where caps are given
+    (the plausible change advice may ask for). The current value is always
+    inside its box.
     """
 
     lower0: np.ndarray
@@ -198,11 +200,16 @@ class Box:
     fixed: np.ndarray
     rises_only: np.ndarray
     falls_only: np.ndarray
+    cap_lower: np.ndarray | None = None
+    cap_upper: np.ndarray | None = None
 
     def bounds(self, X: np.ndarray):
         X = np.asarray(X, dtype=float)
         lower = np.where(self.fixed | self.rises_only, X, self.lower0)
         upper = np.where(self.fixed | self.falls_only, X, self.upper0)
+        if self.cap_lower is not None:
+            lower = np.maximum(lower, X + self.cap_lower)
+            upper = np.minimum(upper, X + self.cap_upper)
         return np.minimum(lower, X), np.maximum(upper, X)
 
     def room(self, X: np.ndarray, coef: np.ndarray) -> np.ndarray:
@@ -247,6 +254,29 @@ def level_steps(encoder: Encoder) -> np.ndarray:
     for spec in encoder.specs_:
         if spec.kind in ("ordinal", "binary"):
             steps[encoder.slices_[spec.name].start] = 1.0 / max(len(encoder.levels_[spec.name]) - 1, 1)
+    return steps
+
+
+def advice_box(box: Box, encoder: Encoder) -> Box:
+    """``box`` narrowed to the moves advice may make (:meth:`Encoder.advice_bounds`).
+
+    A feature advice may not move (``advise="never"``) is fixed, one advice may
+    only raise (lower) keeps its value as lower (upper) bound, and a
+    ``max_change`` caps the move on either side of the row's value.
+    """
+    low, high = encoder.advice_bounds()
+    return Box(box.lower0, box.upper0, box.fixed | ((low == 0) & (high == 0)), box.rises_only | (low == 0),
+               box.falls_only | (high == 0), np.minimum(low, 0.0), np.maximum(high, 0.0))
+
+
+def unit_steps(encoder: Encoder) -> np.ndarray:
+    """Whole steps of every discrete column: one level (see :func:`level_steps`), and one unit of a continuous
+    feature stored as integers (years, months, counts; ``1 / (max - min)`` encoded); NaN for the others."""
+    steps = level_steps(encoder)
+    for spec in encoder.specs_:
+        lo, hi = encoder.ranges_.get(spec.name, (0.0, 0.0))
+        if spec.kind == "continuous" and hi > lo and pd.api.types.is_integer_dtype(encoder.dtypes_[spec.name]):
+            steps[encoder.slices_[spec.name].start] = 1.0 / (hi - lo)
     return steps
 
 
@@ -300,7 +330,7 @@ def parse_problem(X, coef, intercept, weights, *, encoder=None, immutable=None, 
     coef = per_feature(coef, "coef", columns, scalar_ok=False)
     if not np.isfinite(coef).all():
         raise ValueError(f"coef={coef.tolist()} must be finite.")
-    if np.ndim(intercept) and np.size(intercept) == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
+    if isinstance(intercept, np.ndarray) and intercept.size == 1:  # e.g. scikit-learn's intercept_ of shape (1,)
         intercept = np.asarray(intercept).reshape(-1)[0].item()
     b = check_real(intercept, "intercept")
     if not math.isfinite(b):

@@ -665,7 +665,7 @@ class Encoder(TransformerMixin, BaseEstimator):
             top = self._grid_top  # inf for integer continuous columns: only levels have a top
             B[:, cols] = np.clip(snapped - offset, 0.0, top) * step
         for block in self._blocks:
-            values = B[:, block]
+            values = B[:, block].copy()  # a view would be zeroed before its argmax
             B[:, block] = 0.0
             B[np.arange(len(B)), block.start + np.argmax(values, axis=1)] = 1.0
         return B

@@ -153,9 +153,9 @@ def test_nearest_counterfactuals_and_group_costs_with_the_adapter(adult):
     _, X, _, pipe, encoder, Z = adult
     model, approved = _refused_and_approved(adult)
     refused = np.flatnonzero(~approved)[:300]
-    res = nearest_counterfactuals(Z[refused], Z[approved], encoder)
+    res = nearest_counterfactuals(Z[refused], Z[approved], encoder, actionable=False)  # burden: feasible costs
     found = res.has_recourse
-    assert found.mean() > 0.5
+    assert found.mean() > 0.5 and res.advice == "relaxation"
     targets = Z[approved][res.best_index[found].to_numpy()]
     assert encoder.feasible(Z[refused][found], targets).all()
     assert (pipe.predict_proba(model.decode(targets))[:, 1] >= 0.5).all()  # the pipeline approves each target
