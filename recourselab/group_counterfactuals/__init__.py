@@ -1,10 +1,10 @@
 """Group counterfactuals on a feasibility graph: FACE and FACEGroup.
 
 The lesson's package: the feasibility graph and FACE's individual counterfactuals
-(:mod:`.graph`, :mod:`.epsilon`, :mod:`.face`), FACEGroup's two selection
-problems (:mod:`.selection`), its burden metrics (:mod:`.burden`, :mod:`.auc`),
-and the papers' algorithms written literally (:mod:`.paper`, not re-exported:
-its names are the papers').
+(modules ``graph``, ``epsilon``, ``face``), FACEGroup's two selection problems
+(``selection``), its burden metrics (``burden``, ``auc``), and the papers'
+algorithms written literally (``paper``, not re-exported: its names are the
+papers').
 """
 
 from . import auc, burden, epsilon, face, graph, paper, selection  # noqa: F401 (paper: the literal algorithms)

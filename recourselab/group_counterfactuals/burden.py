@@ -18,7 +18,7 @@ reports it.
 * :func:`group_vs_individual_cost`: the price of k group counterfactuals
   against one per person.
 
-The AUC scores are in :mod:`recourselab.group_counterfactuals.auc`. Every
+The AUC scores are in the module ``auc``. Every
 result is a burden measure on the costs it is given (feasible path costs on the
 feasibility graph), not advice: it says so with ``advice="relaxation"`` (a field,
 or ``attrs["advice"]`` of a table).

@@ -38,6 +38,7 @@ def edge_set(graph):
     return set(zip(A.row.tolist(), A.col.tolist(), strict=True))
 
 
+@settings(max_examples=40)
 @given(specs_and_frames(min_rows=2, max_rows=18), st.floats(0.1, 1.5))
 def test_components_and_path_costs_agree_with_networkx(data, epsilon):
     enc, Z = encoded(data)
@@ -130,6 +131,7 @@ def test_connectivity_by_epsilon_matches_separate_builds(german, german_encoder)
         assert row["singletons (share)"] == pytest.approx(stats["singletons (share)"])
 
 
+@settings(max_examples=30)
 @given(specs_and_frames(min_rows=4, max_rows=18), st.lists(st.floats(0.1, 2.0), min_size=1, max_size=3),
        st.randoms(use_true_random=False))
 def test_coverable_sources_match_path_searches_in_separate_builds(data, epsilons, rnd):
