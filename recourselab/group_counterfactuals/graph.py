@@ -1,4 +1,4 @@
-"""The feasibility graph of FACE and FACEGroup, and FACE's individual counterfactuals.
+"""The feasibility graph of FACE and FACEGroup.
 
 Nodes are encoded instances (rows of ``Z``). A directed edge ``i -> j`` exists
 when the two rows are at most ``epsilon`` apart (Euclidean distance in encoded
@@ -6,8 +6,10 @@ units) and the move from ``i`` to ``j`` respects every feature's actionability
 (:meth:`Encoder.feasible <recourselab.features.Encoder.feasible>`). A
 counterfactual of a factual ``x`` is then any node reachable from ``x`` by a
 path of such small, allowed steps :cite:p:`poyiadzi2020face,fragkathoulas2025facegroup`.
+The literal construction, a loop over pairs, is
+:func:`recourselab.group_counterfactuals.paper.feasibility_graph`.
 
-Everything is sparse: one radius query of a neighbour index finds the pairs
+Everything here is sparse: one radius query of a neighbour index finds the pairs
 within ``epsilon``, feasibility is checked on the edge list in vectorised
 chunks, and reachability, shortest paths and components come from
 ``scipy.sparse.csgraph``.
@@ -15,34 +17,22 @@ chunks, and reachability, shortest paths and components come from
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order, connected_components, dijkstra, shortest_path
+from scipy.sparse.csgraph import connected_components, shortest_path
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity, NearestNeighbors
 from tqdm.auto import tqdm
 
-from ..counterfactuals.recourse import NO_COUNTERFACTUAL
-from ..features import Encoder, check_encoded, check_encoder
+from .._validation import check_array, check_choice, check_int, check_mask, check_number, check_positions, check_rng
+from ..features import Encoder, check_encoder
 
-__all__ = [
-    "WEIGHTINGS",
-    "COSTS",
-    "FeasibilityGraph",
-    "build_feasibility_graph",
-    "connectivity_by_epsilon",
-    "choose_epsilon",
-    "EpsilonChoice",
-    "FaceCounterfactuals",
-    "face_counterfactuals",
-]
+__all__ = ["FeasibilityGraph", "build_feasibility_graph"]
 
 WEIGHTINGS = ("kde", "distance", "hops")
 COSTS = ("path", "hops", "l2")
@@ -51,6 +41,7 @@ COSTS = ("path", "hops", "l2")
 _LOG_WEIGHT_MIN = float(np.log(np.finfo(float).tiny))
 _LOG_WEIGHT_MAX = float(np.log(np.finfo(float).max) - 32 * np.log(2.0))
 _EDGE_CHUNK = 4096  # edges per chunk when evaluating midpoint densities
+_PAIR_CHUNK = 200_000  # edges per chunk when gathering end points
 _SOURCE_CELLS = 5_000_000  # (sources x nodes) cells per shortest-path chunk
 
 
@@ -85,6 +76,10 @@ class FeasibilityGraph:
         KDE weights too large to store even after that factor, set to the
         largest storable weight (0 unless :func:`build_feasibility_graph`
         warned); paths through such edges can tie.
+    encoder : Encoder or None
+        The encoder whose feasible moves are the edges (None for a graph built
+        without one); :func:`~recourselab.group_counterfactuals.face_counterfactuals`
+        checks its targets against the encoder's advice policy.
     """
 
     adjacency: csr_matrix
@@ -96,6 +91,7 @@ class FeasibilityGraph:
     log_density: np.ndarray | None = field(default=None, repr=False)
     log_weight_scale: float = 0.0
     n_capped_weights: int = 0
+    encoder: Encoder | None = field(default=None, repr=False)
 
     @property
     def n_nodes(self) -> int:
@@ -138,9 +134,8 @@ class FeasibilityGraph:
         Parameters
         ----------
         sources, targets : array-like of int or bool mask
-            Node indices (integers, or floats holding whole numbers such as
-            ``2.0``; a fractional, NaN or infinite index is an error, never
-            truncated), or a boolean mask with one entry per node.
+            Node indices (integers: a float index, even ``2.0``, is an error,
+            never rounded), or a boolean mask with one entry per node.
         cost : {"path", "hops", "l2"}
             ``"path"``: total edge weight of the cheapest path (Dijkstra);
             ``"hops"``: number of edges on the shortest path (breadth-first);
@@ -152,10 +147,9 @@ class FeasibilityGraph:
         -------
         ndarray, shape (len(sources), len(targets))
         """
-        sources = self._check_nodes(sources, "sources")
-        targets = self._check_nodes(targets, "targets")
-        if cost not in COSTS:
-            raise ValueError(f"cost={cost!r} is not one of {COSTS}.")
+        sources, targets = node_positions(sources, self.n_nodes, "sources"), node_positions(targets, self.n_nodes,
+                                                                                           "targets")
+        check_choice(cost, "cost", COSTS)
         unweighted = cost != "path"
         # run the searches from the smaller side (on the reversed graph when that is the targets)
         reverse = len(targets) < len(sources)
@@ -187,62 +181,31 @@ class FeasibilityGraph:
         )
         return graph
 
-    def _check_nodes(self, nodes, name: str) -> np.ndarray:
-        return _check_nodes(nodes, self.n_nodes, name)
 
+def node_positions(nodes, n_nodes: int, name: str) -> np.ndarray:
+    """Node positions from integer indices or a boolean mask with one entry per node.
 
-def _check_nodes(nodes, n_nodes: int, name: str) -> np.ndarray:
-    """Node positions from an index array or a boolean mask, validated.
-
-    Integer indices are used as given. Float indices are accepted only when
-    every value is a whole number (``2.0``, as arithmetic on index arrays
-    produces); ``2.7``, NaN and inf are rejected, never truncated.
+    Indices go through the shared checks: a float index (``2.0`` included) is a
+    TypeError, never rounded; an index outside ``0..n_nodes-1`` or an empty
+    selection is a ValueError.
     """
     try:
-        nodes = np.asarray(nodes)
-    except ValueError as err:  # ragged nesting
-        raise TypeError(f"{name} must be an array of node indices or a boolean mask: {err}") from None
-    if nodes.dtype == bool:
-        if nodes.shape != (n_nodes,):
-            raise ValueError(f"{name} as a mask must have one entry per node ({n_nodes}), got {nodes.shape}.")
-        nodes = np.flatnonzero(nodes)
-    nodes = nodes.ravel()
-    if nodes.size == 0:
-        raise ValueError(f"{name} is empty; give at least one node index.")
-    if nodes.dtype.kind == "f":
-        bad = ~np.isfinite(nodes) | (nodes != np.round(nodes))
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"{name}[{first}]={float(nodes[first])!r} is not a node index; give whole numbers in "
-                f"0..{n_nodes - 1} (indices are never rounded or truncated)."
-            )
-    elif nodes.dtype.kind not in "iu":
-        raise TypeError(
-            f"{name} must hold integer node indices or be a boolean mask, got dtype {nodes.dtype} "
-            f"(e.g. {nodes[0]!r})."
-        )
-    if nodes.min() < 0 or nodes.max() >= n_nodes:
-        raise ValueError(f"{name} holds node indices outside 0..{n_nodes - 1}.")
-    return nodes.astype(np.intp, copy=False)
+        array = np.asarray(nodes.to_numpy() if hasattr(nodes, "to_numpy") else nodes)
+    except ValueError:  # ragged nesting
+        raise TypeError(f"{name} must be a list of node indices or a boolean mask, not a ragged list.") from None
+    if array.dtype == bool:
+        nodes = np.flatnonzero(check_mask(array, name, n_nodes, meaning="True = use this node"))
+    return check_positions(nodes, name, n_nodes, allow_empty=False).astype(np.intp, copy=False)
 
 
-def _check_bandwidth(bandwidth):
-    """``bandwidth`` validated: 'scott', 'silverman', or a positive finite number (returned as float)."""
+def _bandwidth(bandwidth):
+    """``bandwidth``: 'scott', 'silverman', or a positive finite number (returned as float)."""
     if isinstance(bandwidth, str):
-        if bandwidth not in ("scott", "silverman"):
-            raise ValueError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive number.")
-        return bandwidth
-    if isinstance(bandwidth, bool) or not isinstance(bandwidth, numbers.Real):
-        raise TypeError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive number.")
-    h = float(bandwidth)
-    if not (np.isfinite(h) and h > 0):
-        raise ValueError(f"bandwidth={bandwidth!r} must be 'scott', 'silverman' or a positive finite number.")
-    return h
+        return check_choice(bandwidth, "bandwidth", ("scott", "silverman"))
+    return check_number(bandwidth, "bandwidth", minimum=0.0, strict_minimum=True)
 
 
 def _kde_bandwidth(train: np.ndarray, bandwidth) -> float:
-    bandwidth = _check_bandwidth(bandwidth)
     if isinstance(bandwidth, str):
         # the library's rule of thumb (Scott 1992): n**(-1/(d+4)); the data are already scaled to [0, 1]
         return float(KernelDensity(bandwidth=bandwidth).fit(train).bandwidth_)
@@ -358,6 +321,55 @@ def _radius_pairs(Z: np.ndarray, epsilon: float):
     return rows[keep], cols[keep], dist[keep]
 
 
+def _feasible_edges(Z: np.ndarray, epsilon: float, encoder: Encoder | None):
+    """Step 1: the ordered pairs within epsilon whose move is feasible, and their lengths."""
+    rows, cols, dist = _radius_pairs(Z, epsilon)
+    if rows.size == 0 and len(Z) > 1:
+        nearest = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[0][:, 1]
+        raise ValueError(
+            f"epsilon={epsilon} leaves all {len(Z)} nodes without an edge; the median nearest-neighbour "
+            f"distance is {np.median(nearest):.3g}. Choose a larger epsilon (see connectivity_by_epsilon)."
+        )
+    if encoder is not None and rows.size:
+        keep = np.empty(rows.size, dtype=bool)
+        for start in range(0, rows.size, _PAIR_CHUNK):  # bounded gathers of edge end points
+            r, c = rows[start:start + _PAIR_CHUNK], cols[start:start + _PAIR_CHUNK]
+            keep[start:start + _PAIR_CHUNK] = encoder.feasible(Z[r], Z[c])
+        rows, cols, dist = rows[keep], cols[keep], dist[keep]
+    return rows, cols, dist
+
+
+def _kde_edge_weights(Z, rows, cols, dist, bandwidth, max_kde_points, random_state):
+    """Step 2 for ``weighting="kde"``: FACE's weights, the node densities, the bandwidth, the scale and caps."""
+    # a midpoint is shared by i->j and j->i: evaluate each unordered pair once
+    lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
+    unique_keys, inverse = np.unique(lo.astype(np.int64) * len(Z) + hi, return_inverse=True)
+    mid_log, log_density, h = _relative_log_density(Z, unique_keys // len(Z), unique_keys % len(Z), bandwidth,
+                                                    max_kde_points, random_state)
+    weights, log_scale, n_capped = _kde_weights(dist, mid_log[inverse])
+    return weights, log_density, h, log_scale, n_capped
+
+
+def _warn_kde_scale(h: float, epsilon: float, n_edges: int, log_scale: float, n_capped: int) -> None:
+    """Step 3: say when the KDE weights had to be rescaled or capped to fit in float64."""
+    if n_capped:
+        warnings.warn(
+            f"build_feasibility_graph: with bandwidth={h:.3g} and epsilon={epsilon:g} the KDE "
+            f"weights d^2/p span more than float64 can hold; {n_capped} of {n_edges} edge weights were "
+            "capped at the largest storable value, so paths through those edges may tie (see "
+            "graph.n_capped_weights). Use a larger bandwidth (e.g. 'scott') or a smaller epsilon.",
+            stacklevel=3,
+        )
+    elif log_scale:
+        warnings.warn(
+            f"build_feasibility_graph: with bandwidth={h:.3g} and epsilon={epsilon:g} the KDE "
+            f"weights d^2/p would over- or underflow float64; all of them were multiplied by "
+            f"exp({log_scale:.4g}) (graph.log_weight_scale). Shortest paths and FACE's choices are unchanged; "
+            "'path' costs are in this unit. A larger bandwidth avoids the rescaling.",
+            stacklevel=3,
+        )
+
+
 def build_feasibility_graph(
     Z,
     epsilon: float,
@@ -381,30 +393,17 @@ def build_feasibility_graph(
       0 for an edge between identical rows.
 
     The KDE weight makes paths through dense regions *cheaper*, which is FACE's
-    intent :cite:p:`poyiadzi2020face` and what the FACEGroup authors' code
-    computes; the FACEGroup paper's text writes the weight as the plain product
-    of density and cost, which would make dense paths *dearer*, so we follow
-    FACE. The authors' code computes :math:`d^2 / (p + 10^{-8})` with
-    scikit-learn's raw density :math:`p`. That additive guard is not
-    scale-free: whether it matters depends on the density's scale, which
-    swings by hundreds of orders of magnitude with the bandwidth and the
-    number of encoded columns (:math:`p` carries the factor
-    :math:`(2\\pi h^2)^{-D/2}`). Dividing every weight by the same number
-    changes no shortest path, so we drop the guard and divide by
-    :math:`\\bar p` instead, which only fixes the unit: a weight is the
-    squared step length of a step whose midpoint is as dense as an average
-    node. The weight is computed in log space,
-    :math:`\\log w = 2 \\log d - \\log \\tilde p`, so neither a tiny density
-    nor a tiny bandwidth overflows. At the authors' bandwidths both formulas
-    choose the same paths wherever their guard is negligible, provided the
-    densities are evaluated exactly: scikit-learn's tree-based
-    ``KernelDensity``, which the authors call with its defaults, can overstate
-    densities far below the peak by many orders of magnitude. If the weights
-    still span more than float64 can hold, all of them are multiplied by one
-    common factor (recorded in the graph's ``log_weight_scale``,
+    intent :cite:p:`poyiadzi2020face`. Under our reading of the FACEGroup paper,
+    whose text writes the weight as the plain product of density and cost (which
+    would make dense paths *dearer*), we follow FACE. Dividing every weight by
+    the same :math:`\\bar p` changes no shortest path; it only fixes the unit: a
+    weight is the squared length of a step whose midpoint is as dense as an
+    average node. The weight is computed in log space,
+    :math:`\\log w = 2 \\log d - \\log \\tilde p`, so neither a tiny density nor
+    a tiny bandwidth overflows; if the weights still span more than float64 can
+    hold, all of them are multiplied by one common factor (``log_weight_scale``,
     with a warning), and if even that is not enough the largest are capped
-    (counted in ``n_capped_weights``, with a warning):
-    use a larger bandwidth then.
+    (``n_capped_weights``, with a warning): use a larger bandwidth then.
 
     Parameters
     ----------
@@ -440,381 +439,23 @@ def build_feasibility_graph(
     """
     if encoder is not None:
         check_encoder(encoder)
-    Z = np.asarray(Z, dtype=float)
-    if Z.ndim != 2 or len(Z) == 0:
-        raise ValueError(f"Z has shape {Z.shape}; give a non-empty 2-d array of encoded rows.")
-    Z = check_encoded(Z, "Z", Z.shape[1]) if encoder is None else check_encoded(Z, "Z", encoder.n_columns)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"epsilon={epsilon!r} must be a number (a largest step in encoded units).")
-    epsilon = float(epsilon)
-    if not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon={epsilon!r} must be a positive number (a finite largest step in encoded units).")
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting={weighting!r} is not one of {WEIGHTINGS}.")
-    if isinstance(max_kde_points, bool) or not isinstance(max_kde_points, numbers.Integral):
-        raise TypeError(f"max_kde_points={max_kde_points!r} must be an integer (a number of rows).")
-    if max_kde_points < 2:
-        raise ValueError(f"max_kde_points={max_kde_points!r} must be at least 2.")
-    bandwidth = _check_bandwidth(bandwidth)
-    try:
-        np.random.default_rng(random_state)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"random_state={random_state!r} must be an int or a numpy Generator: {err}") from None
+    Z = check_array(Z, "Z", ndim=2, width=None if encoder is None else encoder.n_columns)
+    epsilon = check_number(epsilon, "epsilon", minimum=0.0, strict_minimum=True)
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    max_kde_points = check_int(max_kde_points, "max_kde_points", minimum=2)
+    bandwidth = _bandwidth(bandwidth)
+    check_rng(random_state)
 
-    rows, cols, dist = _radius_pairs(Z, epsilon)
-    if rows.size == 0 and len(Z) > 1:
-        nearest = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[0][:, 1]
-        raise ValueError(
-            f"epsilon={epsilon} leaves all {len(Z)} nodes without an edge; the median nearest-neighbour "
-            f"distance is {np.median(nearest):.3g}. Choose a larger epsilon (see connectivity_by_epsilon)."
-        )
-    if encoder is not None and rows.size:
-        keep = np.empty(rows.size, dtype=bool)
-        for start in range(0, rows.size, 200_000):  # bounded gathers of edge end points
-            r, c = rows[start:start + 200_000], cols[start:start + 200_000]
-            keep[start:start + 200_000] = encoder.feasible(Z[r], Z[c])
-        rows, cols, dist = rows[keep], cols[keep], dist[keep]
-
-    bandwidth_used, log_density, log_scale, n_capped = None, None, 0.0, 0
+    rows, cols, dist = _feasible_edges(Z, epsilon, encoder)
+    kde = (None, None, 0.0, 0)  # log densities, bandwidth, log scale, capped weights
     if weighting == "distance":
         weights = dist
     elif weighting == "hops":
         weights = np.ones_like(dist)
     else:
-        # a midpoint is shared by i->j and j->i: evaluate each unordered pair once
-        lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
-        pair_key = lo.astype(np.int64) * len(Z) + hi
-        unique_keys, inverse = np.unique(pair_key, return_inverse=True)
-        mid_log, log_density, bandwidth_used = _relative_log_density(
-            Z, unique_keys // len(Z), unique_keys % len(Z), bandwidth, int(max_kde_points), random_state
-        )
-        weights, log_scale, n_capped = _kde_weights(dist, mid_log[inverse])
-        if n_capped:
-            warnings.warn(
-                f"build_feasibility_graph: with bandwidth={bandwidth_used:.3g} and epsilon={epsilon:g} the KDE "
-                f"weights d^2/p span more than float64 can hold; {n_capped} of {weights.size} edge weights were "
-                "capped at the largest storable value, so paths through those edges may tie (see "
-                "graph.n_capped_weights). Use a larger bandwidth (e.g. 'scott') or a smaller epsilon.",
-                stacklevel=2,
-            )
-        elif log_scale:
-            warnings.warn(
-                f"build_feasibility_graph: with bandwidth={bandwidth_used:.3g} and epsilon={epsilon:g} the KDE "
-                f"weights d^2/p would over- or underflow float64; all of them were multiplied by "
-                f"exp({log_scale:.4g}) (graph.log_weight_scale). Shortest paths and FACE's choices are unchanged; "
-                "'path' costs are in this unit. A larger bandwidth avoids the rescaling.",
-                stacklevel=2,
-            )
-
+        weights, *kde = _kde_edge_weights(Z, rows, cols, dist, bandwidth, max_kde_points, random_state)
+        _warn_kde_scale(kde[1], epsilon, weights.size, kde[2], kde[3])
+    log_density, h, log_scale, n_capped = kde
     shape = (len(Z), len(Z))
-    adjacency = csr_matrix((weights, (rows, cols)), shape=shape)
-    lengths = csr_matrix((dist, (rows, cols)), shape=shape)
-    return FeasibilityGraph(adjacency, lengths, Z, epsilon, weighting, bandwidth_used, log_density,
-                            log_scale, n_capped)
-
-
-def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sources=None,
-                            targets=None) -> pd.DataFrame:
-    """Connectivity of the feasibility graph for several epsilons, from one neighbour query.
-
-    For each epsilon: number of edges, number of weakly connected components,
-    share of singleton nodes and share of nodes in the largest component (the
-    statistics FACEGroup plots to choose epsilon, its Fig. 2). With
-    ``sources`` and ``targets`` (row positions, e.g. refused and approved
-    individuals) also the number of sources with a feasible path to some
-    target, ``"coverable sources"``, found by one breadth-first search per
-    epsilon on the reversed graph from a virtual node joined to every target;
-    :func:`choose_epsilon` picks epsilon from it.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per epsilon, in increasing order. With ``sources``,
-        ``table.attrs["n_sources"]`` holds their number, so that
-        :func:`choose_epsilon` can tell when every source is coverable.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Z = np.array([[0.0], [0.1], [0.2], [0.9]])
-    >>> table = connectivity_by_epsilon(Z, [0.15, 0.8], sources=[0], targets=[2, 3])
-    >>> table[["epsilon", "components", "coverable sources"]].values.tolist()
-    [[0.15, 2.0, 1.0], [0.8, 1.0, 1.0]]
-    """
-    Z = np.asarray(Z, dtype=float)
-    raw = np.asarray(epsilons).ravel()
-    if raw.dtype == bool or raw.dtype.kind not in "iuf":
-        raise TypeError(f"epsilons={raw.tolist()!r} must be a list of numbers (largest steps in encoded units).")
-    epsilons = np.sort(raw.astype(float))
-    if epsilons.size == 0 or not (epsilons > 0).all() or not np.isfinite(epsilons).all():
-        raise ValueError(f"epsilons={epsilons.tolist()} must be a non-empty list of positive finite numbers.")
-    if encoder is not None:
-        check_encoder(encoder)
-    Z = check_encoded(Z, "Z", Z.shape[1] if encoder is None else encoder.n_columns)
-    if (sources is None) != (targets is None):
-        raise ValueError("give sources and targets together (row positions), or neither.")
-    if sources is not None:
-        sources, targets = _check_nodes(sources, len(Z), "sources"), _check_nodes(targets, len(Z), "targets")
-    rows, cols, dist = _radius_pairs(Z, float(epsilons[-1]))
-    if encoder is not None and rows.size:
-        keep = encoder.feasible(Z[rows], Z[cols])
-        rows, cols, dist = rows[keep], cols[keep], dist[keep]
-    n = len(Z)
-    out = []
-    for eps in epsilons:
-        inside = dist <= eps
-        graph = csr_matrix((np.ones(inside.sum()), (rows[inside], cols[inside])), shape=(n, n))
-        n_comp, labels = connected_components(graph, directed=True, connection="weak")
-        sizes = np.bincount(labels)
-        row = {
-            "epsilon": float(eps),
-            "edges": int(inside.sum()),
-            "components": int(n_comp),
-            "singletons (share)": float(np.mean(sizes[labels] == 1)),
-            "largest component (share)": float(sizes.max() / n),
-        }
-        if sources is not None:
-            # reversed edges (a move i -> j becomes j -> i) plus a virtual node n pointing at every target:
-            # the nodes it reaches are exactly those with a feasible path to some target
-            reverse = csr_matrix((np.ones(inside.sum() + len(targets)),
-                                  (np.concatenate([cols[inside], np.full(len(targets), n)]),
-                                   np.concatenate([rows[inside], targets]))), shape=(n + 1, n + 1))
-            reaches = np.zeros(n + 1, dtype=bool)
-            reaches[breadth_first_order(reverse, n, directed=True, return_predecessors=False)] = True
-            row["coverable sources"] = int(reaches[sources].sum())
-        out.append(row)
-    table = pd.DataFrame(out)
-    if sources is not None:
-        table.attrs["n_sources"] = len(sources)
-    return table
-
-
-@dataclass(frozen=True)
-class EpsilonChoice:
-    """The epsilon :func:`choose_epsilon` picked, and whether FACEGroup's criterion holds there.
-
-    Attributes
-    ----------
-    epsilon : float
-        The chosen epsilon (pass ``choice.epsilon`` to :func:`build_feasibility_graph`).
-    criterion_met : bool
-        True when the grid shows that no further source becomes coverable
-        beyond ``epsilon``: a larger epsilon on the grid covers no more, or
-        every source is already coverable. False when the count of coverable
-        sources was still rising at the largest epsilon tried, or is zero on
-        the whole grid; then ``epsilon`` is only the best the grid offers.
-    reason : str
-        One sentence saying why, with the numbers.
-    coverable : int
-        Coverable sources at ``epsilon``.
-    n_sources : int or None
-        Number of sources, when the table records it.
-    largest_epsilon : float
-        The largest epsilon of the grid.
-    """
-
-    epsilon: float
-    criterion_met: bool
-    reason: str
-    coverable: int
-    n_sources: int | None
-    largest_epsilon: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """The choice as a one-row table."""
-        return pd.DataFrame([{
-            "epsilon": self.epsilon, "criterion met": self.criterion_met, "coverable sources": self.coverable,
-            "sources": self.n_sources, "largest epsilon tried": self.largest_epsilon, "reason": self.reason,
-        }])
-
-
-def choose_epsilon(connectivity: pd.DataFrame) -> EpsilonChoice:
-    """FACEGroup's rule: the smallest epsilon after which no further source becomes coverable.
-
-    The grid can only show that the count of coverable sources has stopped
-    growing if a larger epsilon on it covers no more (or every source is
-    covered). When the largest count is first reached at the largest epsilon
-    tried, the criterion is unverified, and the count is likely still rising:
-    the function then warns and returns that epsilon with
-    ``criterion_met=False``; extend the grid. It does the same when no source
-    is coverable anywhere on the grid.
-
-    Parameters
-    ----------
-    connectivity : DataFrame
-        :func:`connectivity_by_epsilon`'s output computed with ``sources`` and ``targets``.
-
-    Returns
-    -------
-    EpsilonChoice
-        ``epsilon``, ``criterion_met``, ``reason``, ``coverable``,
-        ``n_sources``, ``largest_epsilon``; ``to_frame()`` for a table.
-
-    Warns
-    -----
-    UserWarning
-        When the criterion is not met on the grid.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> choice = choose_epsilon(pd.DataFrame({"epsilon": [1.0, 1.5, 2.0], "coverable sources": [3, 7, 7]}))
-    >>> choice.epsilon, choice.criterion_met
-    (1.5, True)
-    """
-    if not isinstance(connectivity, pd.DataFrame) or "coverable sources" not in connectivity.columns:
-        raise ValueError("connectivity must come from connectivity_by_epsilon(..., sources=..., targets=...) "
-                         "(it needs the 'coverable sources' column).")
-    if connectivity.empty:
-        raise ValueError("connectivity has no rows; give connectivity_by_epsilon at least one epsilon.")
-    table = connectivity.sort_values("epsilon", kind="stable")
-    eps, counts = table["epsilon"].to_numpy(dtype=float), table["coverable sources"].to_numpy()
-    n_sources = connectivity.attrs.get("n_sources")
-    best = counts.max()
-    first = int(np.flatnonzero(counts == best)[0])
-    epsilon, largest = float(eps[first]), float(eps[-1])
-    if best == 0:
-        met = False
-        reason = (f"no source is coverable at any epsilon up to {largest:g}, the largest tried; "
-                  "extend the grid to larger epsilons")
-    elif n_sources is not None and best == n_sources:
-        met = True
-        reason = f"all {n_sources} sources are coverable from epsilon={epsilon:g} on"
-    elif largest > epsilon:
-        met = True
-        reason = (f"{best} sources are coverable from epsilon={epsilon:g} on, and no more up to {largest:g}, "
-                  "the largest tried")
-    else:
-        met = False
-        before = f" (up from {counts[first - 1]} at {eps[first - 1]:g})" if first else ""
-        of = f" of {n_sources}" if n_sources is not None else ""
-        reason = (f"the number of coverable sources is still rising at the largest epsilon tried, "
-                  f"{largest:g}: {best}{of}{before}; extend the grid beyond {largest:g} until it stops rising")
-    if not met:
-        warnings.warn(f"choose_epsilon: FACEGroup's criterion (no further source becomes coverable) is unmet: "
-                      f"{reason}. Returning epsilon={epsilon:g}.", stacklevel=2)
-    return EpsilonChoice(epsilon, met, reason, int(best), None if n_sources is None else int(n_sources), largest)
-
-
-@dataclass(frozen=True)
-class FaceCounterfactuals:
-    """FACE's individual counterfactuals: for each source, the cheapest reachable target.
-
-    Attributes
-    ----------
-    sources : ndarray of int
-        The factual nodes.
-    target : ndarray of int
-        Chosen counterfactual node per source;
-        :data:`~recourselab.counterfactuals.NO_COUNTERFACTUAL` where no target
-        is reachable (a value numpy refuses as an index, so it cannot select a
-        node by mistake).
-    cost : ndarray of float
-        Its cost (``inf`` when none).
-    paths : list of ndarray
-        Node sequence from source to target along the cheapest path by
-        the graph's weights (empty when none).
-    cost_type : str
-    """
-
-    sources: np.ndarray
-    target: np.ndarray
-    cost: np.ndarray
-    paths: list
-    cost_type: str
-
-    @property
-    def found(self) -> np.ndarray:
-        """True where the source reaches a target."""
-        return self.target != NO_COUNTERFACTUAL
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per source: target (``<NA>`` when none), cost, number of steps, found."""
-        found = self.found
-        return pd.DataFrame({
-            "source": self.sources,
-            "target": pd.arrays.IntegerArray(np.where(found, self.target, 0).astype(np.int64), ~found),
-            "cost": self.cost,
-            "steps": [max(len(p) - 1, 0) for p in self.paths],
-            "found": found,
-        })
-
-
-def face_counterfactuals(graph: FeasibilityGraph, sources, targets, *, cost: str = "path",
-                         log_density_min: float | None = None, proba=None,
-                         min_proba: float | None = None) -> FaceCounterfactuals:
-    """FACE :cite:p:`poyiadzi2020face`: each source's cheapest reachable target and the path to it.
-
-    Parameters
-    ----------
-    graph : FeasibilityGraph
-    sources : array-like of int or bool mask
-        Factual nodes (e.g. the applicants the model refuses).
-    targets : array-like of int or bool mask
-        Admissible counterfactual nodes (e.g. predicted favourable, possibly
-        with a probability threshold applied by the caller).
-    cost : {"path", "hops", "l2"}, default "path"
-        See :meth:`FeasibilityGraph.costs`.
-    log_density_min : float, optional
-        With ``weighting="kde"``: keep only targets whose log relative density
-        is at least this (FACE's density threshold; 0 = the mean density).
-    proba : array of shape (n_nodes,), optional
-        The model's probability of the favourable outcome for every node.
-    min_proba : float, optional
-        With ``proba``: keep only targets predicted favourable with at least this
-        probability (FACE's confidence threshold).
-
-    Returns
-    -------
-    FaceCounterfactuals
-    """
-    if not isinstance(graph, FeasibilityGraph):
-        raise TypeError(f"graph must be a FeasibilityGraph, got {type(graph).__name__}.")
-    sources = graph._check_nodes(sources, "sources")
-    targets = graph._check_nodes(targets, "targets")
-    if log_density_min is not None:
-        if graph.log_density is None:
-            raise ValueError("log_density_min needs a graph built with weighting='kde'.")
-        if isinstance(log_density_min, bool) or not isinstance(log_density_min, numbers.Real):
-            raise TypeError(f"log_density_min={log_density_min!r} must be a number (a log relative density).")
-        if np.isnan(log_density_min):
-            raise ValueError("log_density_min=nan must be a number (a log relative density; 0 = the mean density).")
-        targets = targets[graph.log_density[targets] >= log_density_min]
-        if targets.size == 0:
-            raise ValueError(f"log_density_min={log_density_min} leaves no admissible target; lower it.")
-    if min_proba is not None:
-        if proba is None:
-            raise ValueError("min_proba needs proba, the favourable-class probability of every node.")
-        if isinstance(min_proba, bool) or not isinstance(min_proba, numbers.Real):
-            raise TypeError(f"min_proba={min_proba!r} must be a probability (a number in [0, 1]).")
-        if not 0 <= min_proba <= 1:
-            raise ValueError(f"min_proba={min_proba!r} must be a probability in [0, 1].")
-        proba = np.asarray(proba, dtype=float)
-        if proba.shape != (graph.n_nodes,):
-            raise ValueError(f"proba has shape {proba.shape}; give one probability per node ({graph.n_nodes}).")
-        outside = ~((proba >= 0) & (proba <= 1))  # also catches NaN
-        if outside.any():
-            i = int(np.flatnonzero(outside)[0])
-            raise ValueError(
-                f"proba[{i}]={float(proba[i])!r} is not a probability; give values in [0, 1] for every node."
-            )
-        targets = targets[proba[targets] >= min_proba]
-        if targets.size == 0:
-            raise ValueError(f"min_proba={min_proba} leaves no admissible target; lower it.")
-    C = graph.costs(sources, targets, cost=cost)
-    best = np.argmin(C, axis=1)
-    best_cost = C[np.arange(len(sources)), best]
-    target = np.where(np.isfinite(best_cost), targets[best], NO_COUNTERFACTUAL).astype(np.int64)
-    # paths along the graph's weights (hops for cost="hops")
-    _, predecessors = dijkstra(graph.adjacency, directed=True, indices=sources,
-                               unweighted=(cost == "hops"), return_predecessors=True)
-    paths = []
-    for row, t in enumerate(target):
-        if t == NO_COUNTERFACTUAL:
-            paths.append(np.array([], dtype=int))
-            continue
-        path = [int(t)]
-        while path[-1] != sources[row]:
-            path.append(int(predecessors[row, path[-1]]))
-        paths.append(np.array(path[::-1]))
-    return FaceCounterfactuals(sources, target, best_cost, paths, cost)
+    return FeasibilityGraph(csr_matrix((weights, (rows, cols)), shape=shape), csr_matrix((dist, (rows, cols)),
+                            shape=shape), Z, epsilon, weighting, h, log_density, log_scale, n_capped, encoder)

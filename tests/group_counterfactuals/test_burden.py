@@ -1,5 +1,5 @@
-import itertools
-import warnings
+"""FACEGroup's burden metrics: k0/d0 tables, AUCs on one shared scale, ACF, time limits (bad input elsewhere)."""
+
 
 import numpy as np
 import pandas as pd
@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from recourselab.features import Encoder, FeatureSpec
-from recourselab.group_counterfactuals.burden import (
+from recourselab.group_counterfactuals import (
     attribute_change_frequency,
     auc_table,
     cauc,
@@ -17,9 +17,7 @@ from recourselab.group_counterfactuals.burden import (
     group_vs_individual_cost,
     k_grid,
     kauc,
-    minimum_resources,
     minimum_resources_table,
-    nice_values,
 )
 
 
@@ -31,114 +29,12 @@ def cost_matrices(draw, max_rows=7, max_cols=6):
     return np.array(values, dtype=float).reshape(n, m)
 
 
-def brute_cover(C, k, d):
-    """Best coverage of any |S| <= k within threshold d."""
-    best = 0
-    for size in range(1, min(k, C.shape[1]) + 1):
-        for S in itertools.combinations(range(C.shape[1]), size):
-            sub = C[:, list(S)]
-            best = max(best, int(((sub <= d) & np.isfinite(sub)).any(axis=1).sum()))
-    return best
-
-
-def brute_radius(C, k, need):
-    """Smallest max cost covering `need` rows with |S| <= k (inf if impossible)."""
-    best = np.inf
-    for size in range(1, min(k, C.shape[1]) + 1):
-        for S in itertools.combinations(range(C.shape[1]), size):
-            cheapest = np.sort(C[:, list(S)].min(axis=1))
-            if need <= len(cheapest) and np.isfinite(cheapest[need - 1]):
-                best = min(best, cheapest[need - 1])
-    return best
-
-
-@given(cost_matrices())
-def test_k0_and_d0_match_brute_force(C):
-    result = minimum_resources(C, method="mip")
-    coverable = np.isfinite(C).any(axis=1)
-    assert result.n_coverable == coverable.sum()
-    if not coverable.any():
-        assert result.k0 == 0 and result.d0 == 0.0
-        return
-    Cc = C[coverable]
-    smallest = next(k for k in range(1, C.shape[1] + 1) if brute_cover(Cc, k, np.inf) == len(Cc))
-    assert result.k0 == smallest and result.status == "optimal"
-    assert np.isfinite(Cc[:, result.selected]).any(axis=1).all()
-    # d0: the least threshold at which some set (any size) covers everyone
-    assert result.d0 == min(d for d in np.unique(Cc[np.isfinite(Cc)]) if brute_cover(Cc, Cc.shape[1], d) == len(Cc))
-    greedy = minimum_resources(C, method="greedy")
-    assert greedy.k0 >= result.k0 and greedy.d0 == result.d0
-
-
-@given(cost_matrices(max_rows=6, max_cols=5), st.integers(1, 3))
-def test_kauc_is_the_normalised_area_of_optimal_coverage(C, k):
-    coverable = np.isfinite(C).any(axis=1)
-    if not coverable.any():
-        with pytest.raises(ValueError, match="undefined"):
-            kauc(C, k, [0.5, 1.0])
-        return
-    grid = np.array([0.25, 1.0, 2.5, 5.0])
-    result = kauc(C, k, grid, method="mip")
-    share = np.array([brute_cover(C[coverable], k, d) for d in grid]) / coverable.sum()
-    np.testing.assert_allclose(result.curve["coverage"], share)
-    assert result.score == pytest.approx(np.trapezoid(share, grid) / (grid[-1] - grid[0]))
-    assert 0 <= result.score <= 1
-    assert result.best == share.max()
-    assert result.saturation == grid[np.argmax(share == share.max())]
-
-
-@given(cost_matrices(max_rows=6, max_cols=5), st.sampled_from([0.5, 1.0, 3.0]))
-def test_dauc_is_the_normalised_area_over_k(C, d):
-    coverable = np.isfinite(C).any(axis=1)
-    if not coverable.any():
-        return
-    grid = [1, 2, 3]
-    result = dauc(C, d, grid, method="mip")
-    share = np.array([brute_cover(C[coverable], k, d) for k in grid]) / coverable.sum()
-    np.testing.assert_allclose(result.curve["coverage"], share)
-    assert result.score == pytest.approx(np.trapezoid(share, grid) / 2)
-    assert result.saturation == grid[np.argmax(share == share.max())]
-
-
-@given(cost_matrices(max_rows=6, max_cols=5), st.sampled_from([0.25, 0.5, 1.0]))
-def test_cauc_integrates_the_optimal_radius_capped_at_the_ceiling(C, c):
-    coverable = np.isfinite(C).any(axis=1)
-    if not coverable.any():
-        return
-    Cc = C[coverable]
-    need = int(np.ceil(c * len(Cc) - 1e-9))
-    ceiling = float(Cc[np.isfinite(Cc)].max())
-    grid = [1, 2, 3]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = cauc(C, c, grid, method="mip")
-    expected = np.array([brute_radius(Cc, k, need) for k in grid])
-    np.testing.assert_allclose(result.curve["cost"], expected)
-    capped = np.minimum(expected, ceiling)
-    assert result.score == pytest.approx(np.trapezoid(capped, grid) / (2 * ceiling) if ceiling > 0 else 0)
-    assert 0 <= result.score <= 1
-    if np.isfinite(expected).any():
-        assert result.best == expected.min()
-        assert result.saturation == grid[np.argmax(expected == expected.min())]
-    else:
-        assert np.isinf(result.best) and np.isnan(result.saturation)
-
-
 def test_grids():
     C = np.array([[0.0, 2.0], [np.inf, 4.0]])
     np.testing.assert_allclose(cost_grid(C, 3), [2.0, 3.0, 4.0])
     assert k_grid(5, 12).tolist() == [1, 2, 3, 4, 5]
     assert k_grid(30, 4).tolist() == [1, 11, 20, 30]
-    with pytest.raises(ValueError, match="k_max=0"):
-        k_grid(0)
-    with pytest.raises(ValueError, match="no finite cost"):
-        cost_grid(np.full((2, 2), np.inf))
-    with pytest.raises(ValueError, match="strictly increasing"):
-        kauc(C, 1, [2.0, 1.0])
-    with pytest.raises(ValueError, match="integers >= 1"):
-        dauc(C, 1.0, [0, 1])
-    with pytest.raises(ValueError, match=r"c=1.5 must lie in \(0, 1\]"):
-        cauc(C, 1.5)
+    assert kauc(C, np.int64(1)).score == kauc(C, 1).score  # a numpy integer k is a k
 
 
 def test_minimum_resources_table_by_group_and_subgroup():
@@ -155,8 +51,7 @@ def test_minimum_resources_table_by_group_and_subgroup():
     assert table.loc[("a", 0), "k0"] == 1 and table.loc[("a", 1), "d0"] == 0.5
     assert table.loc[("b", "all"), "coverable"] == 1 and table.loc[("b", "all"), "factuals"] == 2
     assert ("b", 3) not in table.index  # a subgroup nobody in it can be helped is not a row
-    with pytest.raises(ValueError, match="give one label per factual"):
-        minimum_resources_table(C, ["a"])
+    assert table.attrs["advice"] == "relaxation"
 
 
 def test_auc_table_has_one_row_per_metric_and_parameter():
@@ -183,10 +78,7 @@ def test_attribute_change_frequency_counts_changed_features_of_covered_factuals(
     assert table.loc["all", ["age", "job", "sex"]].tolist() == [1.0, 0.5, 0.0]
     by_group = attribute_change_frequency(enc, factuals, candidates, [0, 1, -1], groups=["x", "y", "y"])
     assert by_group.loc["x", "job"] == 0.0 and by_group.loc["y", "job"] == 1.0
-    with pytest.raises(ValueError, match="one entry per factual"):
-        attribute_change_frequency(enc, factuals, candidates, [0, 1])
-    with pytest.raises(ValueError, match="outside the candidates"):
-        attribute_change_frequency(enc, factuals, candidates, [0, 5, -1])
+    assert table.attrs["advice"] == by_group.attrs["advice"] == "relaxation"
 
 
 def test_group_cost_is_never_below_the_individual_optimum_and_meets_it_with_enough_k():
@@ -264,7 +156,7 @@ def test_auc_table_uses_and_states_the_grids_and_ceiling_it_is_given():
     table = auc_table(C, groups, **AUC_PARAMETERS, d_grid=[0.5, 1.0, 4.0], k_grid_dauc=[1, 3], k_grid_cauc=[2, 4],
                       cost_ceiling=20.0)
     assert table.attrs == {"d_grid": (0.5, 1.0, 4.0), "k_grid_dauc": (1, 3), "k_grid_cauc": (2, 4),
-                           "cost_ceiling": 20.0}
+                           "cost_ceiling": 20.0, "advice": "relaxation"}
     Ca = C[groups == "a"]
     assert table.loc[("cAUC", 1.0), ("a", "score")] == cauc(Ca, 1.0, [2, 4], cost_ceiling=20.0).score
     assert table.loc[("dAUC", 2.0), ("a", "saturation")] == dauc(Ca, 2.0, [1, 3]).saturation
@@ -320,19 +212,6 @@ def test_doubling_one_group_leaves_the_other_groups_auc_rows_unchanged(C, data):
     assert (after.loc["cAUC", ("a", "score")] >= before.loc["cAUC", ("a", "score")]).all()
 
 
-def test_auc_table_rejects_a_group_nobody_in_it_can_help():
-    C, groups = two_groups()
-    C[groups == "b"] = np.inf
-    with pytest.raises(ValueError, match="groups: group 'b' has no coverable factual"):
-        auc_table(C, groups, **AUC_PARAMETERS)
-
-
-def test_auc_table_rejects_the_label_of_its_scale_columns():
-    C, _ = two_groups()
-    with pytest.raises(ValueError, match="'shared scale'"):
-        auc_table(C, np.repeat(["a", "shared scale"], 6), **AUC_PARAMETERS)
-
-
 def test_cost_grid_is_one_threshold_when_every_finite_cost_is_the_same():
     C = np.array([[1.0, np.inf], [1.0, 1.0]])
     assert cost_grid(C).tolist() == [1.0]
@@ -346,7 +225,7 @@ def test_attribute_change_frequency_keeps_a_group_with_no_covered_factual():
     assert table.loc["y", "covered"] == 0 and table.loc["y", ["age", "job", "sex"]].isna().all()
 
 
-# --------------------------------------------------------------------------- bad input
+# --------------------------------------------------------------------------- helpers
 
 
 def acf_example():
@@ -358,199 +237,21 @@ def acf_example():
     return enc, Z[:3], Z[[1, 3]]
 
 
-SMALL = np.array([[1.0, np.inf, 3.0], [np.inf, 2.0, 0.5], [2.0, np.inf, np.inf]])
-
-
-@pytest.mark.parametrize("ceiling", [0.0, -1.0])
-def test_cauc_rejects_a_cost_ceiling_that_is_not_positive(ceiling):
-    with pytest.raises(ValueError, match=r"cost_ceiling=-?[01]\.0 must be a finite cost > 0"):
-        cauc(SMALL, 0.5, cost_ceiling=ceiling)
-
-
-@pytest.mark.parametrize("ceiling", [np.nan, np.inf])
-def test_cauc_rejects_a_nan_or_infinite_cost_ceiling(ceiling):
-    with pytest.raises(ValueError, match=r"cost_ceiling=(nan|inf) must be a finite cost > 0"):
-        cauc(SMALL, 0.5, cost_ceiling=ceiling)
-
-
-def test_cauc_rejects_a_cost_ceiling_that_is_not_a_number():
-    with pytest.raises(TypeError, match="cost_ceiling=True must be a number"):
-        cauc(SMALL, 0.5, cost_ceiling=True)
-
-
-def test_cauc_default_ceiling_of_all_zero_costs_is_an_error():
-    with pytest.raises(ValueError, match="default cost_ceiling .* is 0"):
-        cauc(np.array([[0.0, np.inf], [np.inf, 0.0]]), 1.0)
-
-
-def test_auc_table_rejects_a_bad_cost_ceiling():
-    C, groups = two_groups()
-    with pytest.raises(ValueError, match="cost_ceiling=0.0"):
-        auc_table(C, groups, **AUC_PARAMETERS, cost_ceiling=0.0)
-
-
-def test_kauc_rejects_a_fractional_k():
-    with pytest.raises(TypeError, match=r"k=2.7 must be an integer"):
-        kauc(SMALL, 2.7)
-
-
-def test_kauc_rejects_a_bool_k():
-    with pytest.raises(TypeError, match=r"k=True must be an integer"):
-        kauc(SMALL, True)
-
-
-def test_kauc_rejects_k_below_one():
-    with pytest.raises(ValueError, match=r"k=0 must be at least 1"):
-        kauc(SMALL, 0)
-
-
-def test_kauc_accepts_a_numpy_integer_k():
-    assert kauc(SMALL, np.int64(2)).score == kauc(SMALL, 2).score
-
-
-def test_dauc_rejects_a_fractional_k_values_entry():
-    with pytest.raises(TypeError, match=r"k_values\[1\]=2.5 must be an integer"):
-        dauc(SMALL, 1.0, [1, 2.5])
-
-
-def test_dauc_rejects_bool_k_values():
-    with pytest.raises(TypeError, match=r"k_values\[0\]=True must be an integer"):
-        dauc(SMALL, 1.0, [True, 2])
-
-
-def test_cauc_rejects_a_fractional_k_values_entry():
-    with pytest.raises(TypeError, match=r"k_values\[0\]=1.5 must be an integer"):
-        cauc(SMALL, 1.0, np.array([1.5, 2.0]))
-
-
-@pytest.mark.parametrize("d", [np.nan, -1.0, np.inf])
-def test_dauc_rejects_a_threshold_that_is_not_a_finite_cost(d):
-    with pytest.raises(ValueError, match=r"d=(nan|-1.0|inf) must be a finite cost >= 0"):
-        dauc(SMALL, d)
-
-
-def test_cost_grid_rejects_a_fractional_n():
-    with pytest.raises(TypeError, match=r"n=2.7 must be an integer"):
-        cost_grid(SMALL, 2.7)
-
-
-def test_cost_grid_rejects_a_nan_start():
-    with pytest.raises(ValueError, match=r"start=nan must be a finite cost"):
-        cost_grid(SMALL, start=np.nan)
-
-
-def test_k_grid_rejects_a_fractional_k_max():
-    with pytest.raises(TypeError, match=r"k_max=5.5 must be an integer"):
-        k_grid(5.5)
-
-
-def test_k_grid_rejects_a_fractional_n():
-    with pytest.raises(TypeError, match=r"n=3.5 must be an integer"):
-        k_grid(5, 3.5)
-
-
-def test_k_grid_rejects_n_below_two():
-    with pytest.raises(ValueError, match=r"n=0 must be at least 2"):
-        k_grid(5, 0)
-
-
-def test_nice_values_rejects_a_fractional_n():
-    with pytest.raises(TypeError, match=r"n=4.5 must be an integer"):
-        nice_values(0.0, 1.0, 4.5)
-
-
-def test_auc_table_rejects_a_fractional_k_values_entry():
-    C, groups = two_groups()
-    with pytest.raises(TypeError, match=r"k_values\[1\]=2.7 must be an integer"):
-        auc_table(C, groups, k_values=[1, 2.7], d_values=[1.0], c_values=[1.0])
-
-
-@pytest.mark.parametrize("name", ["k_grid_dauc", "k_grid_cauc"])
-def test_auc_table_rejects_a_fractional_k_grid_entry(name):
-    C, groups = two_groups()
-    with pytest.raises(TypeError, match=rf"{name}\[1\]=1.5 must be an integer"):
-        auc_table(C, groups, **AUC_PARAMETERS, **{name: [1, 1.5]})
-
-
-def test_auc_table_rejects_a_c_value_outside_zero_one():
-    C, groups = two_groups()
-    with pytest.raises(ValueError, match=r"c_values\[1\]=1.5 must lie in \(0, 1\]"):
-        auc_table(C, groups, k_values=[1], d_values=[1.0], c_values=[0.5, 1.5])
-
-
-def test_auc_table_rejects_a_nan_d_value():
-    C, groups = two_groups()
-    with pytest.raises(ValueError, match=r"d_values\[0\]=nan must be a finite cost"):
-        auc_table(C, groups, k_values=[1], d_values=[np.nan], c_values=[0.5])
-
-
-def test_group_vs_individual_cost_rejects_a_fractional_k_values_entry():
-    with pytest.raises(TypeError, match=r"k_values\[1\]=1.5 must be an integer"):
-        group_vs_individual_cost(SMALL, [1, 1.5])
-
-
-def test_attribute_change_frequency_rejects_a_fractional_assignment():
-    enc, factuals, candidates = acf_example()
-    with pytest.raises(TypeError, match=r"assignment\[1\]=1.5 must be an integer"):
-        attribute_change_frequency(enc, factuals, candidates, [0, 1.5, -1])
-
-
-@pytest.mark.parametrize("missing", [None, np.nan])
-def test_attribute_change_frequency_rejects_missing_group_labels(missing):
-    enc, factuals, candidates = acf_example()
-    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 1;"):
-        attribute_change_frequency(enc, factuals, candidates, [0, 1, -1], groups=["x", missing, "y"])
-
-
-@pytest.mark.parametrize("missing", [None, np.nan])
-def test_minimum_resources_table_rejects_missing_group_labels(missing):
-    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 2;"):
-        minimum_resources_table(SMALL, ["a", "b", missing])
-
-
-def test_minimum_resources_table_rejects_missing_subgroup_labels():
-    with pytest.raises(ValueError, match=r"subgroups has missing labels \(None or NaN; first at position 0;"):
-        minimum_resources_table(SMALL, ["a", "b", "b"], [np.nan, 1.0, 2.0])
-
-
-@pytest.mark.parametrize("missing", [None, np.nan])
-def test_auc_table_rejects_missing_group_labels(missing):
-    C, groups = two_groups()
-    groups = groups.astype(object)
-    groups[4] = missing
-    with pytest.raises(ValueError, match=r"groups has missing labels \(None or NaN; first at position 4;"):
-        auc_table(C, groups, **AUC_PARAMETERS)
-
-
-def test_a_missing_label_in_a_series_is_reported_with_its_index_label():
-    groups = pd.Series(["a", "b", None], index=[10, 11, 12])
-    with pytest.raises(ValueError, match=r"first at position 2, index label 12;"):
-        minimum_resources_table(SMALL, groups)
-
-
-@pytest.mark.parametrize("function", [minimum_resources, lambda C: kauc(C, 1), lambda C: cauc(C, 1.0),
-                                      lambda C: auc_table(C, ["a", "b", "b"], **AUC_PARAMETERS)])
-def test_a_nan_cost_is_a_clear_error(function):
-    C = SMALL.copy()
-    C[1, 2] = np.nan
-    with pytest.raises(ValueError, match=r"C has NaN costs \(first at row 1, column 2\); use np.inf"):
-        function(C)
-
-
 # --------------------------------------------------------------------------- time limits bound the whole call
 
 
 class _SolveClock:
-    """Stands in for ``_mip.clock``: time moves only when a CBC solve of burden or groupcf returns."""
+    """Stands in for ``_mip.clock``: time moves only when a CBC solve of burden (set cover) or of the selections
+    returns."""
 
     def __init__(self, monkeypatch, step):
+        import recourselab.group_counterfactuals._exact as exact_module
         import recourselab.group_counterfactuals.burden as burden_module
-        import recourselab.group_counterfactuals.selection as groupcf_module
         from recourselab import _mip
 
         self.now, self.limits = 0.0, []
         monkeypatch.setattr(_mip, "clock", lambda: self.now)
-        for module in (burden_module, groupcf_module):
+        for module in (burden_module, exact_module):
             real = module.solve
 
             def solve(problem, time_limit, real=real):
@@ -598,10 +299,3 @@ def test_minimum_resources_table_marks_rows_the_time_limit_did_not_reach(monkeyp
     assert table.loc[("a", "all"), "status"] == "optimal"
     assert table.loc[("b", "all"), "status"] == "not solved" and np.isnan(table.loc[("b", "all"), "k0"])
     assert table.loc[("b", "all"), "factuals"] == 6
-
-
-def test_minimum_resources_rejects_a_bad_time_limit():
-    C, _ = _two_groups()
-    for bad in (0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="time_limit=.* must be a positive number of seconds"):
-            minimum_resources(C, time_limit=bad)
