@@ -19,7 +19,7 @@ from .mlp import MLPClassifier
 from .network import IG_BLOCK_POINTS, jax, jnp, path_weights, require_jax
 from .quadrature import check_rule, quadrature
 
-__all__ = ["IG_METHODS", "integrated_gradients", "attributions_by_feature"]
+__all__ = ["IG_METHODS", "integrated_gradients", "attributions_by_feature", "SaturatedProbabilityWarning"]
 
 #: How :func:`integrated_gradients` takes the gradients along the path (see its docstring).
 IG_METHODS = ("auto", "autodiff", "finite-difference")
@@ -28,7 +28,11 @@ PROBABILITY_CLIP = 1e-12         # predict_proba is clipped to [clip, 1 - clip] 
 
 
 class SaturatedProbabilityWarning(UserWarning):
-    """predict_proba returned exactly 0 or 1 on an integration path, so the clip sets the attributions."""
+    """Finite-difference integrated gradients met probabilities of exactly 0 or 1 on an integration path.
+
+    Their logit is infinite; it is clipped at ±27.6 (p in [1e-12, 1 - 1e-12]), so those rows' attributions
+    are set by the clip, not by the model (see :func:`integrated_gradients`).
+    """
 
 
 def fairlearn_types():

@@ -19,13 +19,7 @@ from .quadrature import check_rule
 
 __all__ = ["CECResult", "cec_scores", "RegimeResult", "regimes", "ExplanationAudit", "audit_explanations"]
 
-REGIMES = ("A", "B", "C", "D")
-REGIME_MEANING = {
-    "A": "same prediction, same reasoning",
-    "B": "same prediction, different reasoning (hidden bias)",
-    "C": "different prediction, same reasoning",
-    "D": "different prediction, different reasoning",
-}
+REGIMES = ("A", "B", "C", "D")   # Table 1: same/different prediction x same/different reasoning
 
 
 @dataclass(frozen=True)

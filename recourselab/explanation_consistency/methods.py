@@ -36,7 +36,7 @@ from .audit import REGIMES, scores_from_attributions, sort_regimes
 from .matching import _financial_matrix, counterfactual_rows, label_group_baselines, match_counterfactuals
 from .mlp import MLPClassifier
 
-__all__ = ["METHODS", "FittedMethod", "fit_method", "evaluate_method", "cross_validate_methods"]
+__all__ = ["METHODS", "AGARWAL_MAX_ITER", "FittedMethod", "fit_method", "evaluate_method", "cross_validate_methods"]
 
 #: The methods :func:`fit_method` knows: the paper's baselines (fairlearn stand-ins) and the CEC ablations.
 METHODS = ("unconstrained", "hardt", "agarwal", "correlation_remover", "eo_only", "cec_only", "cec")
