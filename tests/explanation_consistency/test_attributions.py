@@ -190,7 +190,7 @@ def test_finite_differences_converge_to_the_ig_of_our_network(plain_mlp, pairs):
     and they halve (or better) from T = 16 to T = 64."""
     X, _, _, _, B = pairs
     rows = slice(0, 30)
-    reference = integrated_gradients(plain_mlp, X[rows], B[rows], steps=512)
+    reference = integrated_gradients(plain_mlp, X[rows], B[rows], steps=2048)
 
     def error(G):
         return np.abs(G - reference).sum()

@@ -162,6 +162,14 @@ def test_cec_scores_equal_definition_3(seed, d, scale):
     literal = [paper.cec_score(result.attributions[i], result.attributions_cf[i]) for i in range(8)]
     assert np.allclose(result.score, literal, rtol=1e-12, atol=1e-12)
     assert np.allclose(result.score, 0.5 * np.linalg.norm(result.feature_gap, axis=1))
+    # Proposition 1 and the geometry: in [0, 1], sin(theta / 2) of the angle, 0 for identical pairs
+    assert ((result.score >= 0) & (result.score <= 1)).all()
+    g, gc = result.attributions, result.attributions_cf
+    norm, norm_cf = np.linalg.norm(g, axis=1), np.linalg.norm(gc, axis=1)
+    cos = (g * gc).sum(1) / (norm * norm_cf)
+    clear = (norm > 1e-2) & (norm_cf > 1e-2)   # where the 1e-8 in g / (||g|| + 1e-8) is negligible
+    assert np.allclose(result.score[clear], np.sin(np.arccos(np.clip(cos, -1, 1)) / 2)[clear], atol=1e-6)
+    assert np.allclose(cec_scores(model, X, X, B).score, 0.0)
 
 
 @settings(max_examples=30, deadline=None)
