@@ -5,22 +5,24 @@ Run with ``make bench`` (or ``.venv/bin/python benchmarks/cec.py``); about two m
 1. Matching on Adult (32,561 rows; protected attribute sex; financial features
    as in the paper: capital_gain, capital_loss, hours_per_week and the one-hot
    occupation, 18 columns): one KD-tree per (label, group) stratum against a
-   per-row brute-force loop (numpy distances to every candidate of the
-   stratum), timed on 300 rows and extrapolated, with the agreement of the two
-   on those rows; then the growth of the time with n.
+   per-row brute-force loop (the literal Algorithm 1 of
+   ``recourselab/explanation_consistency/paper.py``: a Python distance to every
+   candidate of the stratum), timed on 100 rows and extrapolated, with the
+   agreement of the two on those rows; then the growth of the time with n.
 2. Integrated-gradients throughput (rows/s, T = 32, a (128, 64) network on 20
    features): the public function (blocks of 128 rows x 32 points mapped with
    ``jax.lax.map``, so each block's activations stay in the CPU cache), the same
    blocks with the straightforward IG (autodiff of the logit at every point),
    one batch of all rows, and per-row loops (one compiled call per row; one
-   gradient call per row and path point).
+   gradient call per row and path point, the literal midpoint sum of
+   ``paper.integrated_gradients_row``).
 3. A whole German-Credit fit (1,000 rows x 63 one-hot features, 30 epochs,
    the paper's settings) with lambda_CEC = 0 and 1: the first fit (includes
    compiling the epoch) and a repeat.
 4. One training epoch on 1,024 rows, batch 64, network (128, 64), against a
    plain epoch (no CEC term): the previous setting (T = 32 midpoint points,
-   every pair of each batch), the current defaults (``cec.TRAIN_IG_STEPS``
-   Gauss-Legendre points on ``cec.TRAIN_CEC_PAIRS`` pairs per batch) and the
+   every pair of each batch), the current defaults (``mlp.TRAIN_IG_STEPS``
+   Gauss-Legendre points on ``mlp.TRAIN_CEC_PAIRS`` pairs per batch) and the
    two steps in between, for 20 features (the synthetic data) and 63 (German
    Credit one-hot), and the straightforward autodiff IG inside the loss for
    comparison. All settings of one width are compiled first and then timed in
@@ -64,7 +66,7 @@ only ways to a small ratio are fewer path points and fewer pairs:
   along the path, so no quadrature rule converges faster than 1/T in general
   (part 6: the completeness error halves when T doubles, for the midpoint,
   trapezoid and Gauss-Legendre rules alike; Gauss-Legendre's geometric
-  convergence needs a smooth integrand, tests/test_cec.py shows it on a tanh
+  convergence needs a smooth integrand, tests/explanation_consistency/test_attributions.py shows it on a tanh
   network). But the CEC score compares the *directions* of two attribution
   vectors whose errors are alike, and it settles at far fewer points than
   completeness does: at T = 6 the mean per-pair change is below 0.01 on every
@@ -97,8 +99,9 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
+from recourselab import explanation_consistency as cec
 from recourselab.datasets import load_adult, load_german_credit, make_cec_synthetic
-from recourselab.explanation_consistency import cec
+from recourselab.explanation_consistency import mlp, network, paper
 
 from _timing import (
     Results,
@@ -115,17 +118,7 @@ results = Results(__file__)
 
 
 # --------------------------------------------------------------------------- 1. matching
-def naive_match(F, y, a, rows):
-    """Per-row brute force: standardise, then a numpy distance to every opposite-group row of the same label."""
-    mu, sd = F.mean(axis=0), F.std(axis=0)
-    sd[sd == 0] = 1.0
-    Z = (F - mu) / sd
-    out = []
-    for i in rows:
-        candidates = np.flatnonzero((y == y[i]) & (a != a[i]))
-        d = np.sqrt(((Z[candidates] - Z[i]) ** 2).sum(axis=1))
-        out.append(candidates[np.argmin(d)])   # first minimum = lowest position
-    return np.array(out)
+PROBE = 100   # rows the literal Algorithm 1 (paper.label_stratified_matching, pure Python) is timed on
 
 
 def matching_benchmark():
@@ -138,31 +131,31 @@ def matching_benchmark():
     start = time.perf_counter()
     match = cec.match_counterfactuals(X, y, a, financial)
     fast = time.perf_counter() - start
-    probe = np.random.default_rng(0).choice(len(X), 300, replace=False)
+    probe = np.random.default_rng(0).choice(len(X), PROBE, replace=False)
+    F, codes = X.to_numpy(), (a == match.group_values[1]).astype(int)
     start = time.perf_counter()
-    slow_index = naive_match(X.to_numpy(), y, a, probe)
+    slow_index, d_naive = paper.label_stratified_matching(F, y, codes, queries=(F[probe], y[probe], codes[probe]))
     per_row = (time.perf_counter() - start) / len(probe)
     naive = per_row * len(X)
-    Z = (X.to_numpy() - X.to_numpy().mean(0)) / np.where(X.to_numpy().std(0) == 0, 1, X.to_numpy().std(0))
-    d_naive = np.linalg.norm(Z[probe] - Z[slow_index], axis=1)
-    same_distance = np.isclose(d_naive, match.distance[probe], rtol=1e-9, atol=1e-12)
-    same_index = slow_index == match.index[probe]
+    same_distance = np.isclose(np.array(d_naive, dtype=float), match.distance[probe], rtol=1e-9, atol=1e-12)
+    same_index = np.array(slow_index) == match.index[probe]
     results.table("matching vs naive", f"matching on Adult ({len(X):,} rows, {len(financial)} financial columns; "
                   "protected: sex): KD-trees per (label, group) against a per-row brute-force loop", pd.DataFrame([{
                       "rows": len(X), "KD-trees s": fast, "coverage": match.coverage,
                       "median distance": np.median(match.distance), "naive ms per row": per_row * 1e3,
                       "naive s (extrapolated)": naive, "speed-up": naive / fast,
-                      "same distance (% of 300)": 100 * same_distance.mean(),
-                      "same partner (% of 300)": 100 * same_index.mean()}]),
-                  note="KD-trees: one run; naive timed on 300 rows and extrapolated")
+                      f"same distance (% of {PROBE})": 100 * same_distance.mean(),
+                      f"same partner (% of {PROBE})": 100 * same_index.mean()}]),
+                  note=f"KD-trees: one run; naive (the literal Algorithm 1 of paper.py) timed on {PROBE} rows and "
+                       "extrapolated")
     results.value("speed-up: matching vs naive (32,561 rows)", naive / fast)
     print(f"1. matching on Adult ({len(X):,} rows, {len(financial)} financial columns: capital_gain, capital_loss, "
           f"hours_per_week, one-hot occupation; protected: sex)")
     print(f"   KD-trees per (label, group): {fast:.3f} s for all rows, coverage {match.coverage:.3f}, "
           f"median distance {np.median(match.distance):.3f}")
-    print(f"   naive per-row loop: {per_row * 1e3:.2f} ms per row -> {naive:.1f} s for all rows (extrapolated from "
-          f"300): {naive / fast:.0f}x; same distance on {same_distance.mean():.0%} and same partner on "
-          f"{same_index.mean():.0%} of the 300 rows (ties: both take the lowest position)")
+    print(f"   naive per-row loop (paper.label_stratified_matching): {per_row * 1e3:.2f} ms per row -> {naive:.1f} s "
+          f"for all rows (extrapolated from {PROBE}): {naive / fast:.0f}x; same distance on {same_distance.mean():.0%} "
+          f"and same partner on {same_index.mean():.0%} of the {PROBE} rows (ties: both take the lowest position)")
     rows = []
     rng = np.random.default_rng(1)
     sizes = [4000, 8000, 16000, 32561]
@@ -216,25 +209,23 @@ def ig_benchmark():
         return jax.jit(run)
 
     n_blocked = (len(X) // rows_per_block) * rows_per_block
-    fast_blocked, auto_blocked = blocked(cec._ig_network), blocked(cec._ig_network_autodiff)
-    fast_batch = jax.jit(lambda Z, Zb: cec._ig_network(params, Z, Zb, steps))
+    fast_blocked, auto_blocked = blocked(network.ig_network), blocked(network.ig_network_autodiff)
+    fast_batch = jax.jit(lambda Z, Zb: network.ig_network(params, Z, Zb, steps))
     public_rate, _ = rate(lambda: cec.integrated_gradients(clf, X, B, steps=steps), len(X))
     fast_rate, _ = rate(lambda: fast_blocked(Z[:n_blocked], Zb[:n_blocked]).block_until_ready(), n_blocked)
     auto_rate, _ = rate(lambda: auto_blocked(Z[:n_blocked], Zb[:n_blocked]).block_until_ready(), n_blocked)
     batch_rate, _ = rate(lambda: fast_batch(Z, Zb).block_until_ready(), len(X))
-    one_row = jax.jit(lambda z, zb: cec._ig_network(params, z[None], zb[None], steps)[0])
+    one_row = jax.jit(lambda z, zb: network.ig_network(params, z[None], zb[None], steps)[0])
     m = 200
     row_rate, _ = rate(lambda: [one_row(Z[i], Zb[i]).block_until_ready() for i in range(m)], m, repeat=2)
-    grad_point = jax.jit(jax.grad(lambda z: cec._logits(params, z[None])[0]))
-    alphas = (np.arange(steps) + 0.5) / steps
+    grad_point = jax.jit(jax.grad(lambda z: network.logits(params, z[None])[0]))
     k = 20
+    Zn, Zbn = np.asarray(Z), np.asarray(Zb)
 
-    def per_point():
+    def per_point():   # the literal midpoint sum of paper.py, one gradient call per row and path point
         for i in range(k):
-            total = 0.0
-            for alpha in alphas:
-                total = total + grad_point(Zb[i] + alpha * (Z[i] - Zb[i]))
-            ((Z[i] - Zb[i]) * total / steps).block_until_ready()
+            paper.integrated_gradients_row(lambda z: np.asarray(grad_point(jnp.asarray(z, jnp.float32))), Zn[i],
+                                           Zbn[i], steps)
 
     point_rate, _ = rate(per_point, k, repeat=2)
     same = np.allclose(fast_blocked(Z[:1024], Zb[:1024]), auto_blocked(Z[:1024], Zb[:1024]), rtol=1e-4, atol=1e-5)
@@ -265,27 +256,27 @@ def _timed(fn):
 
 # --------------------------------------------------------------------------- 4. training epochs
 PREVIOUS = {"ig_steps": 32, "ig_rule": "riemann", "cec_pairs": None}     # the setting before issue 16
-CURRENT = {"ig_steps": cec.TRAIN_IG_STEPS, "ig_rule": cec.TRAIN_IG_RULE, "cec_pairs": cec.TRAIN_CEC_PAIRS}
+CURRENT = {"ig_steps": mlp.TRAIN_IG_STEPS, "ig_rule": mlp.TRAIN_IG_RULE, "cec_pairs": mlp.TRAIN_CEC_PAIRS}
 EPOCH_SETTINGS = {   # name -> (use_cec, ig_steps, ig_rule, cec_pairs, autodiff IG in the loss)
     "plain": (False, 32, "riemann", None, False),
     "T = 32 midpoint, all pairs (previous)": (True, 32, "riemann", None, False),
     "T = 32 midpoint, all pairs, autodiff IG": (True, 32, "riemann", None, True),
-    f"T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE}, all pairs": (True, cec.TRAIN_IG_STEPS, cec.TRAIN_IG_RULE, None,
+    f"T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE}, all pairs": (True, mlp.TRAIN_IG_STEPS, mlp.TRAIN_IG_RULE, None,
                                                                False),
-    f"T = 32 midpoint, {cec.TRAIN_CEC_PAIRS} pairs": (True, 32, "riemann", cec.TRAIN_CEC_PAIRS, False),
-    f"T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE}, {cec.TRAIN_CEC_PAIRS} pairs (default)": (
-        True, cec.TRAIN_IG_STEPS, cec.TRAIN_IG_RULE, cec.TRAIN_CEC_PAIRS, False),
+    f"T = 32 midpoint, {mlp.TRAIN_CEC_PAIRS} pairs": (True, 32, "riemann", mlp.TRAIN_CEC_PAIRS, False),
+    f"T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE}, {mlp.TRAIN_CEC_PAIRS} pairs (default)": (
+        True, mlp.TRAIN_IG_STEPS, mlp.TRAIN_IG_RULE, mlp.TRAIN_CEC_PAIRS, False),
 }
 
 
 def epoch_runner(d, use_cec, steps=32, rule="riemann", pairs=None, reference=False, n=1024):
     """A compiled epoch on random data (compiled here); returns a function that times one call."""
     rng = np.random.default_rng(0)
-    cfg = cec._TrainConfig(sizes=(d, 128, 64, 1), batch_size=64, n_batches=n // 64, dropout=0.2,
+    cfg = network.TrainConfig(sizes=(d, 128, 64, 1), batch_size=64, n_batches=n // 64, dropout=0.2,
                            learning_rate=3e-4, use_cec=use_cec, ig_steps=steps, reference_ig=reference, ig_rule=rule,
                            cec_pairs=pairs)
-    optimizer, epoch = cec._epoch_function(cfg)
-    params = cec._init_params(jax.random.PRNGKey(0), cfg.sizes)
+    optimizer, epoch = network.epoch_function(cfg)
+    params = network.init_params(jax.random.PRNGKey(0), cfg.sizes)
     state = optimizer.init(params)
     data = {"X": rng.normal(size=(n, d)), "y": rng.integers(0, 2, n), "w": np.ones(n), "valid": np.ones(n),
             "a": rng.integers(0, 2, n)}
@@ -329,7 +320,7 @@ def training_benchmark(rounds=9):
                               "/ plain": median[name] / plain})
     shared = shared_machine_note(load)
     title = (f"one training epoch, 1,024 rows, batch 64, network (128, 64): the default CEC term (T = "
-             f"{cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE} points on {cec.TRAIN_CEC_PAIRS} of 64 pairs per batch) and "
+             f"{mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE} points on {mlp.TRAIN_CEC_PAIRS} of 64 pairs per batch) and "
              f"the previous one (T = 32 midpoint points on every pair) against a plain epoch")
     results.table("training epoch", title, pd.DataFrame(rows),
                   note=f"median of {rounds} rounds after compilation, settings timed in turns; 'autodiff / ours' "
@@ -416,9 +407,9 @@ def quadrature_benchmark():
     results.value("quadrature: chosen rule", str(choice["rule"]),
                   note="of the rules within tolerance at that T, the smaller worst completeness error")
     results.value("quadrature: the training default is the measured choice",
-                  bool(smallest == cec.TRAIN_IG_STEPS and choice["rule"] == cec.TRAIN_IG_RULE))
+                  bool(smallest == mlp.TRAIN_IG_STEPS and choice["rule"] == mlp.TRAIN_IG_RULE))
     print(f"\n6. quadrature: smallest T within tolerance {smallest}, rule {choice['rule']} (defaults: "
-          f"{cec.TRAIN_IG_STEPS}, {cec.TRAIN_IG_RULE})")
+          f"{mlp.TRAIN_IG_STEPS}, {mlp.TRAIN_IG_RULE})")
     show = table[table["T"].isin([4, 6, 8, 32, 128])]
     print(show.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
@@ -428,9 +419,9 @@ def pairs_benchmark():
     ce = _experiment_inputs()
     X, y, sex, columns, _ = ce.german_inputs()
     settings = {"T = 32 midpoint, all pairs (previous)": PREVIOUS,
-                f"T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE}, all pairs": dict(CURRENT, cec_pairs=None),
-                f"T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE}, 32 pairs": dict(CURRENT, cec_pairs=32),
-                f"T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE}, {cec.TRAIN_CEC_PAIRS} pairs (default)": CURRENT}
+                f"T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE}, all pairs": dict(CURRENT, cec_pairs=None),
+                f"T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE}, 32 pairs": dict(CURRENT, cec_pairs=32),
+                f"T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE}, {mlp.TRAIN_CEC_PAIRS} pairs (default)": CURRENT}
     variants = {name: dict(setting, lambda_eo=1.0, lambda_cec=1.0) for name, setting in settings.items()}
     result = cec.cross_validate_methods(X, y, sex, columns, methods=["unconstrained"], variants=variants,
                                         random_state=0)
@@ -465,8 +456,8 @@ def german_benchmark():
             times.append(time.perf_counter() - start)
         rows.append({"lambda_cec": lam, "first fit s (with compilation)": times[0], "repeat fit s": times[1]})
     title = (f"German Credit fit: {X.shape[0]:,} rows x {X.shape[1]} features (one-hot), 30 epochs, network "
-             f"(128, 64), batch 64, CEC term T = {cec.TRAIN_IG_STEPS} {cec.TRAIN_IG_RULE} points on "
-             f"{cec.TRAIN_CEC_PAIRS} pairs per batch; {match.coverage:.0%} of rows matched on 7 financial features")
+             f"(128, 64), batch 64, CEC term T = {mlp.TRAIN_IG_STEPS} {mlp.TRAIN_IG_RULE} points on "
+             f"{mlp.TRAIN_CEC_PAIRS} pairs per batch; {match.coverage:.0%} of rows matched on 7 financial features")
     results.table("German Credit fit", title, pd.DataFrame(rows))
     print(f"\n3. {title}")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.2f}"))

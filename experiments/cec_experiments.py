@@ -5,7 +5,7 @@ Credit live; the five-fold tables (German Credit, simulated data, Adult), the
 λ_CEC × λ_EO sensitivity grid and the ablation need about 9 minutes on two
 cores (513 s on 2026-11-24; 19.6 minutes before the CEC term in training got
 cheaper, issue 16), more than a chapter may take, so this script computes them
-with the same `recourselab.explanation_consistency.cec` functions and writes them to `book/data/cec/`:
+with the same `recourselab.explanation_consistency` functions and writes them to `book/data/cec/`:
 
     german_cv.csv            7 methods + a stronger CEC setting, 5 folds
     german_sensitivity.csv   λ_CEC × λ_EO in {0.1, 0.5, 1, 2, 5}², 5 folds
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from recourselab import datasets
-from recourselab.explanation_consistency import cec
+from recourselab import explanation_consistency as cec
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "data" / "cec"
 GERMAN_FINANCIAL = ["credit_amount", "duration", "installment_rate", "residence_since", "age", "existing_credits",

@@ -24,6 +24,9 @@ What is here:
 * :func:`check_columns`: a DataFrame read by column *name*, never by position;
 * :func:`favourable_column`: which column of ``predict_proba`` is the favourable class;
 * :func:`check_seed`: an int seed for libraries that need one (jax, fairlearn);
+* :func:`check_bool`: a yes/no switch; :func:`check_aligned_all`: :func:`check_aligned` with the first
+  pandas argument as the reference; :func:`check_numeric_columns`, :func:`check_table` and
+  :func:`align_columns`: DataFrames whose errors name the column;
 * :func:`check_unit_interval`: a share or probability in [0, 1] (or (0, 1));
 * :func:`check_rng`: ``random_state`` as a numpy Generator (None, an int seed
   >= 0 or a Generator; a float is never truncated to a seed);
@@ -45,10 +48,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["check_aligned", "check_aligned_all", "check_array", "check_bool", "check_choice", "check_columns",
-           "check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels", "check_mask",
-           "check_number", "check_numeric_columns", "check_positions", "check_probabilities", "check_real",
-           "check_rng", "check_seed", "check_unit_interval", "favourable_column", "plain", "restore_dtype"]
+__all__ = ["align_columns", "check_aligned", "check_aligned_all", "check_array", "check_bool", "check_choice",
+           "check_columns", "check_cost_matrix", "check_do", "check_int", "check_integers", "check_labels",
+           "check_mask", "check_number", "check_numeric_columns", "check_positions", "check_probabilities",
+           "check_real", "check_rng", "check_seed", "check_table", "check_unit_interval", "favourable_column",
+           "plain", "restore_dtype"]
 
 
 def plain(value):
@@ -528,3 +532,43 @@ def check_numeric_columns(frame: pd.DataFrame, columns, name: str, **kwargs) -> 
                             "pd.to_numeric first).")
     return check_array(frame[names[0]] if single else frame[names], f"{name}[{columns!r}]" if single else name,
                        ndim=1 if single else 2, **kwargs)
+
+
+def align_columns(X, columns, name: str):
+    """A DataFrame put in the column order ``columns`` by name; any other input is returned unchanged.
+
+    Only the header is checked (values are left to :func:`check_table` or :func:`check_array`): names
+    that are missing or unknown are refused with :func:`check_columns`'s message. Use it where a frame
+    may hold values :func:`check_columns` refuses on purpose (all-NaN rows that mark "no partner").
+    """
+    if columns is None or not isinstance(X, pd.DataFrame):
+        return X
+    check_columns(pd.DataFrame(np.zeros((1, X.shape[1])), columns=X.columns), columns, name)
+    return X.set_axis([str(c) for c in X.columns], axis=1)[[str(c) for c in columns]]
+
+
+def check_table(X, name: str, *, columns=None, allow_empty: bool = False, allow_nan: bool = False) -> np.ndarray:
+    """A numeric table (rows by columns) as a new float array; for a DataFrame, errors name the column.
+
+    A DataFrame with non-numeric columns is a TypeError listing them, and NaN or infinite values a
+    ValueError naming the column and the first row (its position and index label), so that a reader
+    knows which feature to impute or encode. With ``columns``, a DataFrame is aligned by name
+    (:func:`align_columns`) and an array must have ``len(columns)`` columns. ``allow_empty`` accepts
+    zero rows; ``allow_nan`` accepts NaN (never inf). Arrays go through :func:`check_array`.
+    """
+    if isinstance(X, pd.DataFrame):
+        text = [plain(c) for c in X.columns
+                if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+        if text:
+            raise TypeError(f"{name} has non-numeric columns {text[:5]}; encode them as numbers first (e.g. one-hot "
+                            "with pandas.get_dummies or recourselab.features.Encoder).")
+        X = align_columns(X, columns, name)
+        values = X.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(values) if allow_nan else ~np.isfinite(values)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            what = "missing values (NaN)" if np.isnan(values[i, j]) else "infinite values"
+            raise ValueError(f"column {plain(X.columns[j])!r} of {name} has {what} (first in row {i}, index label "
+                             f"{plain(X.index[i])!r}); give finite numbers (impute, cap or drop those rows first).")
+    return check_array(X, name, ndim=2, width=None if columns is None else len(columns), allow_empty=allow_empty,
+                       allow_nan=allow_nan)
