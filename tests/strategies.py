@@ -58,15 +58,38 @@ def slow_feasible(specs, old: pd.Series, new: pd.Series) -> bool:
 
 
 
+# the advice directions each actionability allows (FeatureSpec refuses the others)
+NARROWER = {"free": ("any", "increase", "decrease", "never"), "increase": ("increase", "never"),
+            "decrease": ("decrease", "never"), "immutable": ("never",)}
+
+
+def advised(draw, specs):
+    """The same specs with random advice: a direction narrower than the actionability, sometimes a cap."""
+    out = []
+    for s in specs:
+        options = [a for a in NARROWER[s.actionability] if s.kind != "categorical" or a in ("any", "never")]
+        advise = draw(st.sampled_from(options))
+        cap = None
+        if advise != "never" and s.kind in ("continuous", "ordinal") and draw(st.booleans()):
+            cap = float(draw(st.integers(1, 3))) if s.kind == "ordinal" else draw(st.sampled_from([0.5, 5.0, 300.0]))
+        out.append(FeatureSpec(s.name, s.kind, s.actionability, order=s.order, advise=advise, max_change=cap))
+    return out
+
+
 @st.composite
-def encoded_problems(draw, min_rows=4, max_rows=14):
-    """Specs, a fitted encoder, encoded rows, a linear model (coef, intercept) and two groups."""
+def encoded_problems(draw, min_rows=4, max_rows=14, advice=False):
+    """Specs, a fitted encoder, encoded rows, a linear model (coef, intercept) and two groups.
+
+    With ``advice=True`` the specs carry random advice (directions and caps), as the book's specs do.
+    """
     import numpy as np
     from hypothesis import assume
 
     from recourselab.features import Encoder
 
     specs, frame = draw(specs_and_frames(min_rows=min_rows, max_rows=max_rows))
+    if advice:
+        specs = advised(draw, specs)
     # some feature a linear recourse may move (immutables and categories stay fixed)
     assume(any(s.actionability != "immutable" and s.kind != "categorical" for s in specs))
     encoder = Encoder(specs).fit(frame)

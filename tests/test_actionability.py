@@ -107,3 +107,68 @@ def test_raguel_with_an_encoder_needs_finite_costs_and_explains_how_to_filter():
     # age (immutable) decides nearly alone: even the top income leaves the two younger rows refused
     with pytest.raises(ValueError, match=r"2 of 4 rows \(first positions \[0, 1\]\) cannot reach the favourable side"):
         raguel(Z, ["P", "N", "P", "N"], coef=[0.1, 1.0], intercept=-0.5, encoder=encoder, protected_group="P")
+
+
+# --------------------------------------------------------------------------- advice (issue 22, part 2)
+class LinearModel:
+    """A probabilistic classifier on the boundary coef·z + b = 0, as the model-taking generators expect."""
+
+    classes_ = np.array([0, 1])
+
+    def __init__(self, coef, intercept):
+        self.coef, self.intercept = np.asarray(coef, float), float(intercept)
+
+    def predict_proba(self, X):
+        p = 1 / (1 + np.exp(-(np.asarray(X, float) @ self.coef + self.intercept)))
+        return np.column_stack([1 - p, p])
+
+
+def assert_labelled(result, encoder, Z_from, Z_to, found):
+    """A result labelled 'actionable' holds only actionable moves; a relaxation says so row by row."""
+    assert result.advice in ("actionable", "relaxation")
+    ok = encoder.actionable(Z_from[found], Z_to[found]) if found.any() else np.ones(0, bool)
+    if result.advice == "actionable":
+        assert ok.all()
+    flags = getattr(result, "actionable", None)
+    if flags is not None:
+        flags = np.asarray(flags, bool) if np.ndim(flags) == 2 else pd.Series(flags).fillna(False).to_numpy(bool)
+        flags = flags[:, 0] if flags.ndim == 2 else flags  # nearest: one flag per ranked target; the best first
+        np.testing.assert_array_equal(flags[found], ok)
+
+
+@settings(max_examples=40, deadline=None)
+@given(encoded_problems(min_rows=4, max_rows=14, advice=True))
+def test_every_advice_generator_returns_actionable_moves_or_says_it_relaxes(problem):
+    """The one advice model (DESIGN section 3): nearest, linear, FACE and feature counterfactuals."""
+    specs, frame, encoder, Z, coef, b, _ = problem
+    accepted = Z @ coef + b >= 0
+    assume(accepted.any() and (~accepted).any())
+    refused = np.flatnonzero(~accepted)
+
+    nearest = nearest_counterfactuals(Z[refused], Z[accepted], encoder)
+    assert nearest.advice == "actionable"
+    found = np.asarray(nearest.has_recourse, bool)
+    targets = np.zeros_like(Z[refused])
+    targets[found] = Z[accepted][np.asarray(nearest.best_index[found], int)]
+    assert_labelled(nearest, encoder, Z[refused], targets, found)
+
+    linear = linear_recourse(Z[refused], coef, b, encoder=encoder)
+    assert linear.advice == "actionable"
+    found = np.isfinite(linear.cost)
+    assert_labelled(linear, encoder, Z[refused], np.asarray(linear.X_cf, float), found)
+    assert (np.asarray(linear.X_cf, float)[found] @ coef + b >= 0).all()  # the advice flips the model
+
+    graph = build_feasibility_graph(Z, np.sqrt(Z.shape[1]) + 1.0, encoder=encoder, weighting="distance")
+    for strict in (True, False):
+        face = face_counterfactuals(graph, refused, np.flatnonzero(accepted), actionable=strict)
+        found = np.isfinite(face.cost)
+        ends = np.zeros_like(Z[face.sources])
+        ends[found] = Z[np.asarray(face.target)[found].astype(int)]
+        assert_labelled(face, encoder, Z[face.sources], ends, found)
+        assert face.advice == ("actionable" if strict else "relaxation")
+
+    model = LinearModel(coef, b)
+    for i in refused[:3]:
+        ce = feature_ce(model, Z, int(i), 0.5, encoder)
+        if np.isfinite(ce.cost):
+            assert ce.advice == "actionable" and encoder.actionable(Z[[i]], Z[[ce.target]]).all()

@@ -10,28 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recourselab.features import ADVICE, Encoder, FeatureSpec, features_to_frame
+from recourselab.features import Encoder, FeatureSpec, features_to_frame
 
-from strategies import slow_feasible, specs_and_frames
-
-NARROWER = {"free": ADVICE, "increase": ("increase", "never"), "decrease": ("decrease", "never"),
-            "immutable": ("never",)}
+from strategies import advised, slow_feasible, specs_and_frames
 
 
 @st.composite
 def advice_specs_and_frames(draw):
     """Random specs with random advice (directions narrower than actionability, caps) and two frames of rows."""
     specs, frame = draw(specs_and_frames(min_rows=2, max_rows=12))
-    advised = []
-    for s in specs:
-        options = [a for a in NARROWER[s.actionability] if s.kind != "categorical" or a in ("any", "never")]
-        advise = draw(st.sampled_from(options))
-        cap = None
-        if advise != "never" and s.kind in ("continuous", "ordinal") and draw(st.booleans()):
-            cap = float(draw(st.integers(1, 3))) if s.kind == "ordinal" else draw(st.sampled_from([0.5, 5.0, 300.0]))
-        advised.append(FeatureSpec(s.name, s.kind, s.actionability, order=s.order, advise=advise, max_change=cap))
     moved = frame.sample(frac=1.0, random_state=draw(st.integers(0, 1000))).reset_index(drop=True)
-    return advised, frame, moved
+    return advised(draw, specs), frame, moved
 
 
 def slow_actionable(specs, old: pd.Series, new: pd.Series) -> bool:
