@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from recourselab.counterfactuals import _linear
-from recourselab.fair_ranking.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
+from recourselab.fair_ranking import raguel, raguel_block, ranked_fair_representation, ranking_metrics
+from recourselab.fair_ranking._engine import Engine as _Engine
 
 from _timing import Results, best_time, growth_exponent, machine
 
