@@ -23,7 +23,7 @@ from recourselab.adapters import EncodedModel, check_model
 from recourselab.allocation.engine import feature_ce, prune_move
 from recourselab.counterfactuals.recourse import nearest_counterfactuals, recourse_by_group
 from recourselab.datasets import load_adult
-from recourselab.fair_ranking.ranking import ranked_fair_representation, rerank_by_cost
+from recourselab.fair_ranking import ranked_fair_representation, rerank_by_cost
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.group_counterfactuals.burden import minimum_resources
 from recourselab.group_counterfactuals.graph import build_feasibility_graph

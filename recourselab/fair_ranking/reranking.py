@@ -114,7 +114,7 @@ class _Walk(PrefixState):
         for gy in np.unique(self.gr[cand]).tolist():
             iv = rho_interval(self.csum, self.cnt, gy, self.q)
             sel = self.gr[cand] == gy
-            if iv is None or iv[0] >= min(T, iv[1]):  # no admissible new cost below T
+            if iv is None or iv[0] > iv[1] or iv[0] >= T:  # no admissible new cost in [lo, hi] below T
                 usable[sel] = False
             else:
                 lo[sel], hi[sel] = iv

@@ -1,0 +1,277 @@
+"""Bad input to every public function of recourselab.fair_ranking gets the package's own error and message."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import recourselab.fair_ranking as package
+from recourselab.fair_ranking import (
+    best_ratio_with_one_more,
+    fair_adjusted_alpha,
+    fair_minimum_table,
+    fair_representation,
+    fair_rerank,
+    raguel,
+    raguel_block,
+    ranked_fair_representation,
+    ranked_recourse_fairness,
+    ranking_metrics,
+    recourse_fairness_ratio,
+    rerank_by_cost,
+    rkl,
+    rnd,
+    rrd,
+)
+from recourselab.features import Encoder, FeatureSpec
+
+X = np.array([[1.0, 2.0, 3.0, 4.0], [0.0, 1.0, 0.0, 1.0]])
+KW = {"coef": [1, 1, 1, 1], "intercept": -20.0, "weights": 1.0, "steps": 0.5, "protected_group": "P"}
+ENC = Encoder([FeatureSpec("income", "continuous", "increase"), FeatureSpec("age", "continuous", "immutable")]) \
+    .fit(pd.DataFrame({"income": [0.0, 0.5, 1.0, 0.2], "age": [20, 30, 40, 50]}))
+
+
+def rg(X_=X, groups=("P", "N"), **kw):
+    return lambda: raguel(X_, list(groups), **{**KW, **kw})
+
+
+def blk(X_=X, groups=("P", "N"), **kw):
+    return lambda: raguel_block(X_, list(groups), **{**KW, **kw})
+
+
+def rr(costs=(0.1, 0.2), groups=("M", "F"), **kw):
+    return lambda: rerank_by_cost(list(costs), list(groups), **{"protected_group": "F", **kw})
+
+
+CASES = [
+    # ---------------------------------------------------------------- fair_representation
+    ("fair_representation: tolerance 1.5", lambda: fair_representation(["P"], "P", 1.5, p=0.5), ValueError,
+     r"tolerance=1.5 must lie in \(0, 1\]"),
+    ("fair_representation: string tolerance", lambda: fair_representation(["P"], "P", "1/3", p=0.5), TypeError,
+     "tolerance='1/3' must be a number"),
+    ("fair_representation: NaN tolerance", lambda: fair_representation(["P"], "P", np.nan, p=0.5), ValueError,
+     "tolerance=nan must be a finite number"),
+    ("fair_representation: p None", lambda: fair_representation(["P"], "P", p=None), TypeError, "p is required"),
+    ("fair_representation: string p", lambda: fair_representation(["P"], "P", p="0.3"), TypeError,
+     "p='0.3' must be a number"),
+    ("fair_representation: p above 1", lambda: fair_representation(["P"], "P", p=1.5), ValueError,
+     r"p=1.5 must lie in \(0, 1\]"),
+    ("fair_representation: NaN p", lambda: fair_representation(["P"], "P", p=np.nan), ValueError,
+     "p=nan must be a finite number"),
+    ("fair_representation: p per label, wrong length", lambda: fair_representation(["a"], ["a", "b"], p=[0.5]),
+     ValueError, "p has 1 entries but there are 2 protected labels"),
+    ("fair_representation: None label", lambda: fair_representation(["F", None, "M"], "F", p=0.3), ValueError,
+     "groups has missing labels"),
+    ("fair_representation: NaN label", lambda: fair_representation(["F", np.nan, "M"], "F", p=0.3), ValueError,
+     "groups has missing labels"),
+    ("fair_representation: mixed labels", lambda: fair_representation([1, "1"], 1, p=0.3), ValueError,
+     "groups mixes strings and other values"),
+    ("fair_representation: empty", lambda: fair_representation([], "F", p=0.3), ValueError, "groups is empty"),
+    ("fair_representation: 2-d", lambda: fair_representation([["F", "M"]], "F", p=0.3), ValueError,
+     r"groups has shape \(1, 2\)"),
+    ("fair_representation: string groups", lambda: fair_representation("FMM", "F", p=0.3), TypeError,
+     "groups='FMM'; give one group label per member"),
+    ("fair_representation: no protected label", lambda: fair_representation(["F"], [], p=0.3), ValueError,
+     "protected_group is empty"),
+    ("fair_representation: None protected", lambda: fair_representation(["F"], None, p=0.3), ValueError,
+     "protected_group has missing labels"),
+    # ---------------------------------------------------------------- ranked_fair_representation
+    ("ranked_fair_representation: unknown label", lambda: ranked_fair_representation(["M", "F"], "X"), ValueError,
+     r"protected_group='X' is not a label of groups"),
+    ("ranked_fair_representation: one group", lambda: ranked_fair_representation(["M", "M"], "M"), ValueError,
+     "order_groups has a single value"),
+    ("ranked_fair_representation: empty", lambda: ranked_fair_representation([], "F"), ValueError,
+     "order_groups is empty"),
+    ("ranked_fair_representation: NaN label", lambda: ranked_fair_representation(["F", np.nan], "F", p=0.5),
+     ValueError, "order_groups has missing labels"),
+    ("ranked_fair_representation: mixed labels", lambda: ranked_fair_representation([1, "1", 2], 1), ValueError,
+     "order_groups mixes strings and other values"),
+    ("ranked_fair_representation: tolerance 0", lambda: ranked_fair_representation(["M", "F"], "F", 0), ValueError,
+     r"tolerance=0 must lie in \(0, 1\]"),
+    ("ranked_fair_representation: string p", lambda: ranked_fair_representation(["M", "F"], "F", p="x"), TypeError,
+     "p='x' must be a number"),
+    # ---------------------------------------------------------------- recourse_fairness_ratio
+    ("recourse_fairness_ratio: one group", lambda: recourse_fairness_ratio([1.0, 2.0], ["a", "a"]), ValueError,
+     "groups has a single value"),
+    ("recourse_fairness_ratio: inf", lambda: recourse_fairness_ratio([1.0, np.inf], ["a", "b"]), ValueError,
+     r"costs\[1\] is infinite: rows without recourse have no mean cost"),
+    ("recourse_fairness_ratio: NaN", lambda: recourse_fairness_ratio([1.0, np.nan], ["a", "b"]), ValueError,
+     r"costs\[1\]=nan is missing"),
+    ("recourse_fairness_ratio: negative", lambda: recourse_fairness_ratio([1.0, -2.0], ["a", "b"]), ValueError,
+     r"costs\[1\]=-2.0 is below 0"),
+    ("recourse_fairness_ratio: strings", lambda: recourse_fairness_ratio(["1", "2"], ["a", "b"]), TypeError,
+     "costs holds strings"),
+    ("recourse_fairness_ratio: None costs", lambda: recourse_fairness_ratio(None, ["a", "b"]), TypeError,
+     "costs=None; give numbers"),
+    ("recourse_fairness_ratio: empty", lambda: recourse_fairness_ratio([], []), ValueError, "costs is empty"),
+    ("recourse_fairness_ratio: lengths", lambda: recourse_fairness_ratio([1.0, 2.0], ["a", "b", "a"]), ValueError,
+     r"groups has shape \(3,\); give one label per row \(2\)"),
+    ("recourse_fairness_ratio: 2-d costs", lambda: recourse_fairness_ratio([[1.0, 2.0]], ["a", "b"]), ValueError,
+     r"costs has shape \(1, 2\); give one cost per row"),
+    ("recourse_fairness_ratio: None label", lambda: recourse_fairness_ratio([1.0, 2.0], ["a", None]), ValueError,
+     "groups has missing labels"),
+    ("recourse_fairness_ratio: mixed labels", lambda: recourse_fairness_ratio([1.0, 2.0], [1, "1"]), ValueError,
+     "groups mixes strings and other values"),
+    # ---------------------------------------------------------------- best_ratio_with_one_more
+    ("best_ratio_with_one_more: below 0", lambda: best_ratio_with_one_more([1.0], ["a"], "b", below=0), ValueError,
+     "below=0.0 must be a positive finite cost"),
+    ("best_ratio_with_one_more: below NaN", lambda: best_ratio_with_one_more([1.0], ["a"], "b", below=np.nan),
+     ValueError, "below=nan must be a finite number"),
+    ("best_ratio_with_one_more: string below", lambda: best_ratio_with_one_more([1.0], ["a"], "b", below="1"),
+     TypeError, "below='1' must be a number"),
+    ("best_ratio_with_one_more: lengths", lambda: best_ratio_with_one_more([1.0, 2.0], ["a"], "b", below=1.0),
+     ValueError, "costs has 2 entries but groups has 1"),
+    ("best_ratio_with_one_more: strings", lambda: best_ratio_with_one_more(["1"], ["a"], "b", below=1.0), TypeError,
+     "costs holds strings"),
+    ("best_ratio_with_one_more: None added group", lambda: best_ratio_with_one_more([1.0], ["a"], None, below=1.0),
+     ValueError, "groups and added_group has missing labels"),
+    ("best_ratio_with_one_more: NaN cost", lambda: best_ratio_with_one_more([np.nan], ["a"], "b", below=1.0),
+     ValueError, r"costs\[0\]=nan is missing"),
+    # ---------------------------------------------------------------- ranked_recourse_fairness
+    ("ranked_recourse_fairness: beta 2", lambda: ranked_recourse_fairness([1.0, 2.0], ["a", "b"], 2), ValueError,
+     r"beta=2 must lie in \[0, 1\]"),
+    ("ranked_recourse_fairness: beta None", lambda: ranked_recourse_fairness([1.0, 2.0], ["a", "b"], None),
+     TypeError, "beta is required"),
+    ("ranked_recourse_fairness: string beta", lambda: ranked_recourse_fairness([1.0, 2.0], ["a", "b"], "0.1"),
+     TypeError, "beta='0.1' must be a number"),
+    ("ranked_recourse_fairness: lengths", lambda: ranked_recourse_fairness([1.0, 2.0], ["a"], 0.1), ValueError,
+     r"groups_in_order has shape \(1,\); give one label per row \(2\)"),
+    ("ranked_recourse_fairness: inf", lambda: ranked_recourse_fairness([np.inf, 2.0], ["a", "b"], 0.1), ValueError,
+     r"costs_in_order\[0\] is infinite"),
+    # ---------------------------------------------------------------- raguel
+    ("raguel: one group", rg(groups=("P", "P")), ValueError, "groups has a single value"),
+    ("raguel: tolerance 0", rg(tolerance=0), ValueError, r"tolerance=0 must lie in \(0, 1\]"),
+    ("raguel: unknown protected label", rg(protected_group="F"), ValueError,
+     "protected_group='F' is not a label of groups"),
+    ("raguel: all immutable", rg(immutable=[0, 1, 2, 3]), ValueError, "every feature is immutable"),
+    ("raguel: coef length", rg(coef=[1, 1]), ValueError, "coef has 2 entries but X has 4 columns"),
+    ("raguel: zero weight", rg(weights=[1, 1, 0, 1]), ValueError, r"weights\[2\] = 0 on a mutable feature"),
+    ("raguel: groups length", rg(groups=("P", "N", "N")), ValueError, r"groups has shape \(3,\)"),
+    ("raguel: None label", rg(groups=("P", None)), ValueError, "groups has missing labels"),
+    ("raguel: mixed labels", rg(groups=(1, "1"), protected_group=1), ValueError, "groups mixes strings"),
+    ("raguel: NaN in X", rg(X_=np.array([[1.0, np.nan, 3, 4], [0, 1, 0, 1]])), ValueError,
+     "column 'x1' of X has missing values"),
+    ("raguel: inf in X", rg(X_=np.array([[1.0, np.inf, 3, 4], [0, 1, 0, 1]])), ValueError,
+     "column 'x1' of X has an infinite value"),
+    ("raguel: strings in X", rg(X_=[["a", "b", "c", "d"], ["e", "f", "g", "h"]]), TypeError,
+     "X must be a 2-d numeric array"),
+    ("raguel: empty X", rg(X_=np.zeros((0, 4)), groups=()), ValueError, r"X has shape \(0, 4\)"),
+    ("raguel: 1-d X", rg(X_=np.zeros(4)), ValueError, r"X has shape \(4,\); give a 2-d table"),
+    ("raguel: string beta", rg(beta="0.1"), TypeError, "beta='0.1' must be a number"),
+    ("raguel: beta 2", rg(beta=2), ValueError, r"beta=2 must lie in \[0, 1\]"),
+    ("raguel: fractional max_steps", rg(max_steps=2.5), TypeError, "max_steps=2.5 must be an integer"),
+    ("raguel: zero max_steps", rg(max_steps=0), ValueError, "max_steps=0 must be at least 1"),
+    ("raguel: no steps", rg(steps=None), TypeError, "steps is required without an encoder"),
+    ("raguel: zero steps", rg(steps=0.0), ValueError, r"steps\[0\] = 0 for the mutable feature 'x0'"),
+    ("raguel: string steps", rg(steps=["a", 1, 1, 1]), TypeError, "steps must be numbers"),
+    ("raguel: steps length", rg(steps=[0.5, 0.5]), ValueError, "steps has 2 entries but X has 4 columns"),
+    ("raguel: actionable without an encoder", rg(actionable=True), ValueError, "actionable=True needs the encoder"),
+    ("raguel: actionable is a string", rg(actionable="yes"), TypeError, "actionable='yes' must be True or False"),
+    ("raguel: a row without recourse", lambda: raguel(ENC.transform(pd.DataFrame({"income": [0.0, 0.5, 1.0, 0.2],
+                                                                                  "age": [20, 30, 40, 50]})),
+                                                      ["P", "N", "P", "N"], coef=[0.1, 1.0], intercept=-0.5,
+                                                      encoder=ENC, protected_group="P"), ValueError,
+     r"2 of 4 rows \(first positions \[0, 1\]\) cannot reach the favourable side"),
+    ("raguel: groups Series with another index", lambda: raguel(pd.DataFrame(X, index=[10, 11]),
+                                                                 pd.Series(["P", "N"], index=[0, 1]), **KW),
+     ValueError, "groups has a different index from X"),
+    # ---------------------------------------------------------------- raguel_block
+    ("raguel_block: neither size", blk(), ValueError, "give exactly one of n_blocks and block_size"),
+    ("raguel_block: both sizes", blk(n_blocks=1, block_size=2), ValueError,
+     "give exactly one of n_blocks and block_size"),
+    ("raguel_block: block of one", blk(block_size=1), ValueError, "block_size=1 must lie in"),
+    ("raguel_block: fractional blocks", blk(n_blocks=1.5), TypeError, "n_blocks=1.5 must be an integer"),
+    ("raguel_block: too many blocks", blk(n_blocks=2), ValueError, r"n_blocks=2 must lie in \[1, 1\]"),
+    ("raguel_block: string beta", blk(block_size=2, beta="x"), TypeError, "beta='x' must be a number"),
+    ("raguel_block: None label", blk(groups=(None, "P"), block_size=2), ValueError, "groups has missing labels"),
+    ("raguel_block: groups length", blk(groups=("P",), block_size=2), ValueError, r"groups has shape \(1,\)"),
+    ("raguel_block: wrong width", blk(X_=X[:, :3], block_size=2), ValueError,
+     "coef has 4 entries but X has 3 columns"),
+    ("raguel_block: NaN in X", blk(X_=np.array([[np.nan, 2, 3, 4], [0, 1, 0, 1]]), block_size=2), ValueError,
+     "column 'x0' of X has missing values"),
+    # ---------------------------------------------------------------- rerank_by_cost
+    ("rerank_by_cost: inf", rr(costs=(0.1, np.inf)), ValueError, r"costs\[1\] is infinite"),
+    ("rerank_by_cost: one group", rr(groups=("M", "M"), protected_group="M"), ValueError, "single value"),
+    ("rerank_by_cost: unknown label", rr(protected_group="X"), ValueError, "not a label"),
+    ("rerank_by_cost: tolerance 0", rr(tolerance=0), ValueError, r"tolerance=0 must lie in \(0, 1\]"),
+    ("rerank_by_cost: negative", rr(costs=(-0.1, 0.2)), ValueError, r"costs\[0\]=-0.1 is below 0"),
+    ("rerank_by_cost: NaN", rr(costs=(np.nan, 0.2)), ValueError, r"costs\[0\]=nan is missing"),
+    ("rerank_by_cost: strings", rr(costs=("a", "b")), TypeError, "costs holds strings"),
+    ("rerank_by_cost: empty", rr(costs=(), groups=()), ValueError, "costs is empty"),
+    ("rerank_by_cost: lengths", rr(costs=(0.1, 0.2, 0.3)), ValueError, r"groups has shape \(2,\)"),
+    ("rerank_by_cost: None label", rr(groups=("M", None)), ValueError, "groups has missing labels"),
+    ("rerank_by_cost: NaN label", rr(groups=("M", np.nan, "F"), costs=(0.1, 0.2, 0.3)), ValueError,
+     "groups has missing labels"),
+    ("rerank_by_cost: labels 1 and '1'", rr(groups=(1, "1"), protected_group=1), ValueError,
+     "groups mixes strings and other values"),
+    ("rerank_by_cost: string beta", rr(beta="0.1"), TypeError, "beta='0.1' must be a number"),
+    ("rerank_by_cost: beta -1", rr(beta=-1), ValueError, r"beta=-1 must lie in \[0, 1\]"),
+    # ---------------------------------------------------------------- rnd, rkl, rrd, ranking_metrics
+    ("rnd: one value", lambda: rnd([1] * 20), ValueError, "protected_in_order has a single value"),
+    ("rnd: cutoff too large", lambda: rnd([1, 0] * 10, cutoff=30), ValueError,
+     "cutoff=30 is larger than the ranking"),
+    ("rnd: cutoff 1", lambda: rnd([1, 0] * 10, cutoff=1), ValueError, "cutoff=1 must be >= 2"),
+    ("rkl: fractional cutoff", lambda: rkl([1, 0] * 10, cutoff=2.5), TypeError, "cutoff=2.5 must be an integer"),
+    ("rkl: not 0/1", lambda: rkl([1, 2] * 10), ValueError, r"protected_in_order must be boolean or 0/1"),
+    ("rrd: NaN flag", lambda: rrd([1.0, np.nan] * 10), ValueError, r"protected_in_order\[1\] is missing"),
+    ("rrd: strings", lambda: rrd(["yes", "no"] * 10), ValueError, "protected_in_order must be boolean or 0/1"),
+    ("ranking_metrics: empty", lambda: ranking_metrics([]), ValueError, "protected_in_order is empty"),
+    ("ranking_metrics: None", lambda: ranking_metrics(None), TypeError, "protected_in_order=None"),
+    ("ranking_metrics: 2-d", lambda: ranking_metrics([[1, 0], [0, 1]]), ValueError,
+     r"protected_in_order has shape \(2, 2\)"),
+    # ---------------------------------------------------------------- fair_minimum_table, fair_adjusted_alpha
+    ("fair_minimum_table: p 1.5", lambda: fair_minimum_table(10, 1.5, 0.1), ValueError,
+     r"p=1.5 must lie strictly between 0 and 1"),
+    ("fair_minimum_table: alpha 0", lambda: fair_minimum_table(10, 0.5, 0.0), ValueError,
+     r"alpha=0.0 must lie strictly between 0 and 1"),
+    ("fair_minimum_table: fractional k", lambda: fair_minimum_table(2.5, 0.5, 0.1), TypeError,
+     "k=2.5 must be an integer"),
+    ("fair_minimum_table: k 0", lambda: fair_minimum_table(0, 0.5, 0.1), ValueError, "k=0 must be >= 1"),
+    ("fair_minimum_table: string p", lambda: fair_minimum_table(10, "0.5", 0.1), TypeError,
+     "p='0.5' must be a number"),
+    ("fair_minimum_table: NaN alpha", lambda: fair_minimum_table(10, 0.5, np.nan), ValueError,
+     "alpha=nan must be a finite number"),
+    ("fair_adjusted_alpha: alpha 1.2", lambda: fair_adjusted_alpha(10, 0.5, 1.2), ValueError,
+     r"alpha=1.2 must lie strictly between 0 and 1"),
+    ("fair_adjusted_alpha: string k", lambda: fair_adjusted_alpha("10", 0.5, 0.1), TypeError,
+     "k='10' must be an integer"),
+    # ---------------------------------------------------------------- fair_rerank
+    ("fair_rerank: not a permutation", lambda: fair_rerank([0, 0, 1], [1, 0, 0], p=0.3), ValueError,
+     "must be a permutation"),
+    ("fair_rerank: fractional positions", lambda: fair_rerank([0, 2.5, 1], [1, 0, 0], p=0.3), TypeError,
+     r"scores_or_order\[1\]=2.5 must be an integer"),
+    ("fair_rerank: missing flag", lambda: fair_rerank([0, 2, 1], [1, 0, None], p=0.3), ValueError,
+     r"protected\[2\] is missing"),
+    ("fair_rerank: fractional k", lambda: fair_rerank([0, 2, 1], [1, 0, 0], p=0.3, k=2.7), TypeError,
+     "k=2.7 must be an integer"),
+    ("fair_rerank: k too large", lambda: fair_rerank([0, 2, 1], [1, 0, 0], p=0.3, k=4), ValueError,
+     "k=4 is larger than the 3 records"),
+    ("fair_rerank: lengths", lambda: fair_rerank([0, 1], [1, 0, 0], p=0.3), ValueError,
+     r"scores_or_order has shape \(2,\) but protected has 3 entries"),
+    ("fair_rerank: position out of range", lambda: fair_rerank([0, 1, 5], [1, 0, 0], p=0.3), ValueError,
+     r"scores_or_order\[2\]=5 is not a row position"),
+    ("fair_rerank: NaN score", lambda: fair_rerank([0.5, np.nan, 0.1], [1, 0, 0], p=0.3, kind="score"), ValueError,
+     r"scores_or_order\[1\]=nan is missing"),
+    ("fair_rerank: string scores", lambda: fair_rerank(["a", "b", "c"], [1, 0, 0], p=0.3, kind="score"), TypeError,
+     "scores_or_order holds strings"),
+    ("fair_rerank: score lengths", lambda: fair_rerank([0.5, 0.1], [1, 0, 0], p=0.3, kind="cost"), ValueError,
+     "scores_or_order has 2 entries but there are 3 rows"),
+    ("fair_rerank: unknown kind", lambda: fair_rerank([0, 1, 2], [1, 0, 0], p=0.3, kind="rank"), ValueError,
+     r"kind='rank' is not one of \('order', 'score', 'cost'\)"),
+    ("fair_rerank: p 1.5", lambda: fair_rerank([0, 1, 2], [1, 0, 0], p=1.5), ValueError,
+     r"p=1.5 must lie strictly between 0 and 1"),
+    ("fair_rerank: empty", lambda: fair_rerank([], []), ValueError, "protected is empty"),
+    ("fair_rerank: flags not 0/1", lambda: fair_rerank([0, 1, 2], [1, 0, 2], p=0.3), ValueError,
+     "protected must be boolean or 0/1"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_gets_the_packages_own_message(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_table_covers_every_public_function():
+    functions = {name for name in package.__all__ if callable(getattr(package, name)) and name[0].islower()}
+    covered = {c[0].split(":")[0] for c in CASES}
+    assert covered == functions
