@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_labels, check_number, plain
+from .._validation import check_aligned, check_array, check_labels, check_number, plain
 
 SLACK = 1e-9  # share-versus-band comparisons and bound room: absorbs rounding (0.4 - 0.3 > 0.1 in floats)
 RHO_SLACK = 1e-12  # rho comparisons
@@ -141,7 +141,8 @@ def shares_p(p, wanted: list) -> np.ndarray:
 
 
 def costs_and_groups(costs, groups, costs_name="costs", groups_name="groups"):
-    """Finite costs >= 0 (one per row), with the codes and labels of the rows' groups."""
+    """Finite costs >= 0 (one per row), with the codes and labels of the rows' groups (Series: one index)."""
+    check_aligned(costs, costs_name, **{groups_name: groups})
     c = check_array(costs, costs_name, ndim=None, allow_inf=True, allow_empty=True)
     if c.ndim > 1:
         raise ValueError(f"{costs_name} has shape {c.shape}; give one cost per row (1-d).")

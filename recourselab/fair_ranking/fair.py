@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from .._validation import check_array, check_choice, check_int, check_mask, check_number, check_positions
+from .._validation import check_aligned, check_array, check_choice, check_int, check_mask, check_number, check_positions
 
 __all__ = ["fair_minimum_table", "fair_adjusted_alpha", "fair_rerank"]
 
@@ -95,14 +95,10 @@ def fair_adjusted_alpha(k, p, alpha) -> float:
     when the tables at the lower end, midpoint and upper end differ by one
     record each, return the closest of the three.
 
-    Notes
-    -----
-    Two properties of the reference are replicated on purpose so that the
-    published values reproduce (e.g. 0.078125 for k = 20, p = 0.25,
-    alpha = 0.1, and 0.0796875 for k = 30, p = 0.3, alpha = 0.15): the
-    failure probability tests positions 1..k-1 (not the last position), and
-    the chosen table is the *closest* to :math:`\\alpha`, which can fail
-    slightly more often than :math:`\\alpha` (0.105 in the first example).
+    The failure probability tests positions 1..k-1, and the chosen table is
+    the one closest to :math:`\\alpha`, which can fail slightly more often
+    than :math:`\\alpha` (0.105 in the first example below), as in the
+    reference implementation, whose published values this reproduces.
 
     Returns
     -------
@@ -203,7 +199,10 @@ def fair_rerank(scores_or_order, protected, *, p=None, alpha=0.1, k=None, adjust
     n = prot.size
     if n == 0:
         raise ValueError("protected is empty; give one flag per row.")
-    order = _as_order(scores_or_order, n, check_choice(kind, "kind", ("order", "score", "cost")))
+    kind = check_choice(kind, "kind", ("order", "score", "cost"))
+    if kind != "order":  # values per row: a Series must carry protected's index (an order holds positions)
+        check_aligned(protected, "protected", scores_or_order=scores_or_order)
+    order = _as_order(scores_or_order, n, kind)
     if p is None:
         p = float(prot.mean())
     k = n if k is None else k

@@ -11,6 +11,8 @@ to a linear boundary a.x + b >= 0, inside the bounds (no feature specs here: see
 import itertools
 import math
 
+__all__ = ["cost", "modify", "fair", "rho", "raguel", "raguel_block", "rkl_rnd_rrd", "fair_table", "fair_rerank"]
+
 SLACK = 1e-9  # a share on the edge of its band counts as inside (0.4 - 0.3 > 0.1 in floats)
 
 
@@ -104,11 +106,29 @@ def rho(costs, groups):
 
 
 def raguel(X, groups, p, *, t=1 / 3, beta=None, **model):
-    """Algorithm 1 (Recourse-Aware Re-Ranking): returns (order, X', costs, exit position or None).
+    """Algorithm 1 (Recourse-Aware Re-Ranking): walk down the ranking by cost, repairing unfair prefixes.
 
-    ``p`` maps each protected label to its population share; ``model`` holds a, b, w, steps, lower, upper,
-    immutable, max_steps. Our refinement: where no group could make the prefix fair, x is appended as is.
+    Our refinement: where no group could make the prefix fair (e.g. a prefix of two when p = 0.3), x is
+    appended as is.
 
+    Parameters
+    ----------
+    X : list of rows; groups : list of labels, one per row
+    p : dict
+        Population share of each protected label.
+    t : float
+        Tolerance of Definition 3.1 (alpha = p t).
+    beta : float, optional
+        Also require rho >= 1 - beta of the prefix where a row is modified (Definition 3.4).
+    **model
+        a, b (the boundary a.x + b >= 0), w (recourse weights), steps, lower, upper, immutable, max_steps.
+
+    Returns
+    -------
+    order, X', costs after modification, and the position where the exit strategy copied the rest (or None).
+
+    Examples
+    --------
     >>> kw = dict(a=[-2, 1], b=0, w=[0.5, 1], steps=[0.05, 1], lower=[-9, -9], upper=[9, 9])
     >>> out = raguel([[3.5, 6], [2, 1], [4, 4], [5, 4]], ["M", "M", "F", "F"], {"F": 0.5}, t=1 / 2, **kw)
     >>> out[0], round(out[1][2][0], 2), round(out[2][2], 2)
@@ -147,11 +167,17 @@ def raguel(X, groups, p, *, t=1 / 3, beta=None, **model):
 
 
 def raguel_block(X, groups, p, *, size, t=1 / 3, beta=None, **model):
-    """Algorithm 2 (Block-Based Re-ranking) for blocks of ``size`` records: returns (order, X', costs).
+    """Algorithm 2 (Block-Based Re-ranking): make each block of ``size`` records represent the groups fairly.
 
     Under our reading of Eq. (3), a swap must not lower the block's rho (with beta: not below min(rho, 1 - beta));
-    candidates come from the next block only, and a record moves once.
+    candidates come from the next block only, and a record moves once. Arguments as in :func:`raguel`.
 
+    Returns
+    -------
+    order, X' and the costs after modification (each block sorted by cost, ties by initial rank).
+
+    Examples
+    --------
     >>> kw = dict(a=[-2, 1], b=0, w=[0.5, 1], steps=[0.05, 1], lower=[-9, -9], upper=[9, 9])
     >>> out = raguel_block([[3.5, 6], [2, 1], [4, 4], [5, 4]], ["M", "M", "F", "F"], {"F": 0.5}, size=2, t=1 / 2, **kw)
     >>> out[0], round(out[1][2][0], 2)
@@ -169,7 +195,7 @@ def raguel_block(X, groups, p, *, size, t=1 / 3, beta=None, **model):
 
     for i in range(len(B) - 1):  # line 2
         while outside(B[i]) > 0:  # line 3
-            swaps = []  # (out group o, in group u) that bring B_i closer to its bands, best first
+            swaps = []  # (out group o, in group u) that bring B_i closer to its bands (only counts matter)
             for o, u in itertools.permutations(sorted(set(groups)), 2):
                 z_ = [j for j in B[i] if groups[j] == o and j not in moved]
                 y_ = [j for j in B[i + 1] if groups[j] == u and j not in moved]
