@@ -237,9 +237,10 @@ class PrefixState:
         self.out: list[int] = []
 
     def fair_with(self, g: int, k: int) -> bool:
-        for i in range(len(self.p)):
-            c = self.pc[i] + (1 if self.is_p[g] == i else 0)
-            if abs(c / k - self.p[i]) > self.alpha[i] + SLACK:
+        pc, p, alpha, mine = self.pc, self.p, self.alpha, self.is_p[g]
+        for i in range(len(p)):
+            c = pc[i] + (1 if mine == i else 0)
+            if abs(c / k - p[i]) > alpha[i] + SLACK:
                 return False
         return True
 
