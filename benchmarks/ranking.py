@@ -5,24 +5,24 @@ Prints:
 
 1. RAGUEL on 30,000 rows (target <= 2.5 s, the paper's "< 2.5 seconds" on
    DC3), with rho and the ranking-quality metrics before and after;
-2. RAGUEL against a literal implementation of Algorithm 1 (prefix shares
-   recounted at every position, candidates scanned one by one, attributes
-   moved one step at a time) on small inputs: same output, time ratio;
+2. RAGUEL against the literal Algorithm 1 of ``recourselab.fair_ranking.paper``
+   (prefix shares recounted at every position, candidates scanned one by one,
+   attributes moved one step at a time) on small inputs: same output, time
+   ratio (``make test`` checks the same equality on small random instances);
 3. the vectorised search for the fewest steps (bisection over all attribute
-   combinations at once) against stepping one step at a time, per modification;
+   combinations at once) against ``paper.modify`` (one step at a time), per modification;
 4. RAGUEL-Block with blocks of 100 on 10^5 .. 10^6 rows (target: 10^6 rows
    <= 60 s): time, growth exponent, unfair blocks and rho before/after.
 """
 
-import itertools
-import math
 import time
 
 import numpy as np
 import pandas as pd
 
 from recourselab.counterfactuals import _linear
-from recourselab.fair_ranking.ranking import _Engine, raguel, raguel_block, ranked_fair_representation, ranking_metrics
+from recourselab.fair_ranking import paper, raguel, raguel_block, ranked_fair_representation, ranking_metrics
+from recourselab.fair_ranking._engine import Engine as _Engine
 
 from _timing import Results, best_time, growth_exponent, machine
 
@@ -52,102 +52,16 @@ def synthetic(n, *, seed=0, share=0.3, disadvantage=0.5):
     return X, groups, kw
 
 
-# --------------------------------------------------------------------------- a literal Algorithm 1
-
-
 def literal_raguel(X, groups, *, coef, intercept, weights, steps, protected_group, immutable, bounds, tolerance=1 / 3,
                    max_steps=10_000):
-    """Algorithm 1 as research code writes it: per-row loops, recounting, one step at a time."""
-    n, d = X.shape
+    """Algorithm 1 as the paper states it (recourselab.fair_ranking.paper.raguel), on the benchmark's arguments."""
+    d = X.shape[1]
     lower, upper = bounds
-    free = [j for j in range(d) if j not in immutable and coef[j] != 0]
-    attrs = sorted(free, key=lambda j: (weights[j], j))
-
-    slack = 1e-9 * (1 + abs(intercept) + sum(abs(c) for c in coef))  # aim a hair inside, as the package does
-
-    def cost(x):
-        """The box-constrained projection, one breakpoint at a time (how research code would write it)."""
-        s = intercept
-        for j in range(d):
-            if coef[j] != 0:
-                s += float(x[j]) * coef[j]
-        if s >= 0:
-            return 0.0, s
-        points = []  # (lambda at which feature j reaches its bound, rate a_j^2 / w_j)
-        for j in free:
-            room = max(upper, x[j]) - x[j] if coef[j] > 0 else x[j] - min(lower, x[j])
-            points.append((room * weights[j] / abs(coef[j]), coef[j] ** 2 / weights[j]))
-        points.sort()
-        gained, slope, last = 0.0, sum(r for _, r in points), 0.0
-        star = math.inf
-        for lam, rate in points:
-            if gained + slope * (lam - last) >= -s + slack:
-                star = last + (-s + slack - gained) / slope
-                break
-            gained += slope * (lam - last)
-            slope -= rate
-            last = lam
-        if math.isinf(star) and gained >= -s * (1 - 1e-12):  # reaches the boundary but not the slack
-            star = last
-        if math.isinf(star):
-            return math.inf, s
-        return math.sqrt(sum(rate * min(star, lam) ** 2 for lam, rate in points)), s
-
-    costs = [cost(X[i])[0] for i in range(n)]
-    p = sum(g == protected_group for g in groups) / n
-    alpha = p * tolerance
-
-    def fair(labels):
-        if len(labels) < 2:
-            return True
-        return abs(sum(g == protected_group for g in labels) / len(labels) - p) <= alpha + 1e-9
-
-    def modify(y, target):
-        x0 = X[y]
-        caps = {}
-        for j in attrs:
-            room = upper - x0[j] if coef[j] > 0 else x0[j] - lower
-            caps[j] = int(min(max(math.floor(room / steps + 1e-9), 0), max_steps))
-        for size in range(1, len(attrs) + 1):
-            for combo in itertools.combinations(attrs, size):
-                for k in range(1, max(caps[j] for j in combo) + 1):
-                    x = x0.copy()
-                    for j in combo:
-                        x[j] = x0[j] + (np.sign(coef[j]) * steps) * min(k, caps[j])
-                    c, s = cost(x)
-                    if c < target:
-                        return x, c
-                    if s >= 0:
-                        break
-        return None
-
-    remaining = sorted(range(n), key=lambda i: (costs[i], i))
-    out, X_new, new_cost = [], X.copy(), list(costs)
-    while remaining:
-        x = remaining[0]
-        labels = [groups[i] for i in out]
-        if fair(labels + [groups[x]]):
-            out.append(remaining.pop(0))
-            continue
-        fixes = {g for g in set(groups) if g != groups[x] and fair(labels + [g])}
-        if not fixes:
-            out.append(remaining.pop(0))
-            continue
-        found = None
-        for y in remaining[1:]:
-            if groups[y] in fixes:
-                mod = modify(y, costs[x])
-                if mod is not None:
-                    found = (y, mod)
-                    break
-        if found is None:
-            out.extend(remaining)
-            break
-        y, (xy, cy) = found
-        X_new[y], new_cost[y] = xy, cy
-        remaining.remove(y)
-        out.append(y)
-    return np.array(out), X_new, np.array(new_cost)
+    p = {protected_group: int(np.count_nonzero(groups == protected_group)) / len(groups)}
+    model = dict(a=list(map(float, coef)), b=float(intercept), w=list(map(float, weights)), steps=[float(steps)] * d,
+                 lower=[float(lower)] * d, upper=[float(upper)] * d, immutable=list(immutable), max_steps=max_steps)
+    order, X_new, cost_new, _ = paper.raguel(X.tolist(), groups.tolist(), p, t=tolerance, **model)
+    return np.array(order), np.array(X_new), np.array(cost_new)
 
 
 # --------------------------------------------------------------------------- benchmarks
@@ -214,19 +128,12 @@ def bench_steps(rng):
     rows = rng.choice(len(X), 200, replace=False)
     targets = engine.cost0[rows] * rng.uniform(0.3, 0.95, len(rows))
 
+    box = dict(a=coef.tolist(), b=float(kw["intercept"]), w=np.asarray(kw["weights"]).tolist(), steps=[0.05] * D,
+               lower=[-4.0] * D, upper=[4.0] * D, immutable=IMMUTABLE, max_steps=10_000)
+
     def stepping(row, T):
-        caps = engine.caps(row)
-        m = engine.m
-        for size in range(1, m + 1):
-            for combo in itertools.combinations(range(m), size):
-                combo = np.array(combo)
-                for k in range(1, int(caps[combo].max()) + 1):
-                    _, c, eff = engine.evaluate(row, combo, k, caps)
-                    if c < T:
-                        return engine.F[combo], eff
-                    if c == 0:
-                        break
-        return None
+        """paper.modify: combinations in the paper's order, one step at a time."""
+        return paper.modify(X[row].tolist(), lambda c: c < T, **box)
 
     start = time.perf_counter()
     slow = [stepping(r, T) for r, T in zip(rows, targets, strict=True)]
@@ -237,7 +144,7 @@ def bench_steps(rng):
     for s, f in zip(slow, fast, strict=True):
         assert (s is None) == (f is None)
         if s is not None:
-            assert s[0].tolist() == f[2].tolist() and s[1].tolist() == f[3].tolist()
+            assert s[0] == f[0].tolist() and s[1] == f[1]
     steps = np.mean([f[3].sum() for f in fast if f is not None])
     results.table("search vs stepping", "one modification (cost below a target): the vectorised search "
                   "(bisection over all combinations at once) against stepping one step at a time", pd.DataFrame([{

@@ -1,0 +1,447 @@
+"""The modification engine of RAGUEL and RAGUEL-Block: recourse costs and the cheapest readable modification.
+
+Private. The literal version of the search (combinations in the paper's
+order, one step at a time) is :func:`recourselab.fair_ranking.paper.modify`;
+tests check that both give the same modification.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..counterfactuals import _linear
+
+_COMBO_CACHE = 1 << 14  # attribute combinations kept in memory per problem
+
+
+class Engine:
+    """Rows, boundary and actionability: recourse costs and the cheapest readable modification of a row.
+
+    Costs are those of :func:`~recourselab.counterfactuals.linear_recourse`'s
+    closed form: the weighted projection onto the favourable half-space inside
+    the row's actionability box, computed by the same code, so a modified
+    row's cost equals ``linear_recourse`` on that row bit for bit.
+
+    Modifiable attributes ``F`` are the usable features (not fixed, nonzero
+    coefficient) that advice may move in the direction that raises the
+    margin (``advice_room > 0``; all of them without ``advice_room``), sorted
+    by recourse weight (ties: column order). A
+    modification is a combination ``C`` of them (in the order A, B, C, AB, AC,
+    BC, ABC: by size, then lexicographic in weight order) and a number of
+    iterations ``n``: each attribute of ``C`` moves ``min(n, cap_j)`` steps in
+    the direction of ``sign(a_j)``, where ``cap_j`` is how many steps fit
+    inside its box and within ``advice_room`` (at most ``max_steps``; 0 where
+    the actionability model forbids that direction).
+
+    *Why a bisection finds the fewest iterations.* Moving an attribute one step
+    in the direction that raises the margin never raises the cost: the new
+    row's box is the old one cut at the new value, and the old optimum, with
+    that attribute raised to the new value if it fell short of it, is still
+    admissible and no farther away. So for a fixed combination the cost is
+    non-increasing in ``n``, and the smallest ``n`` reaching a target is found
+    by bisection, for all combinations of a chunk at once (vectorised), then
+    confirmed by exact evaluation of the modified row.
+    """
+
+    _TOL = 1e-9  # relative leniency of the vectorised search; exact evaluation decides
+
+    def __init__(self, problem, steps, max_steps, advice_room=None):
+        self.problem = problem
+        self.slack = problem.slack  # counterfactuals aim this far inside the favourable side
+        A, coef, w = problem.A, problem.coef, problem.weights
+        self.A, self.coef, self.b, self.columns = A, coef, problem.intercept, problem.columns
+        U = np.flatnonzero(problem.usable)  # column order: the order every projection uses
+        if U.size == 0:
+            raise ValueError(
+                "no mutable feature has a nonzero coefficient, so no modification can change a recourse cost; "
+                "check coef, immutable and the encoder's actionability."
+            )
+        self.U = U
+        self.proj_rate = coef[U] ** 2 / w[U]
+        self.max_steps = max_steps
+        self.margin0 = _linear.margin(A, coef, self.b)
+        self.room0 = problem.box.room(A, coef)[:, U]
+        self.cost0 = self._costs(self.margin0, self.room0)
+        self._attributes(steps, advice_room)
+        self._cached = None
+        if (1 << self.m) - 1 <= _COMBO_CACHE:
+            self._cached = list(self._chunks())
+        # features that can still move the margin at the start; their rates bound every later cost from below
+        self._sqrt_rate_pos = np.sqrt((self.room0 > 0) @ self.proj_rate)
+        self._rate_all = float(self.proj_rate.sum())
+        self._plain_copies()
+        self._lam0 = _linear.breakpoints(self.room0, coef[U], w[U])
+        # breakpoint lost per step of each attribute, in U order (the projection's columns)
+        self._lam_per_step = np.zeros(len(U))
+        self._lam_per_step[self.pos_in_U] = self.step * w[self.F] / np.abs(coef[self.F])
+        self._precompute(advice_room)
+
+    def _attributes(self, steps, advice_room) -> None:
+        """The modifiable attributes F in the paper's order, their steps and the margin each step gains."""
+        U, coef, w = self.U, self.coef, self.problem.weights
+        movable = U if advice_room is None else U[advice_room[U] > 0]
+        self.F = movable[np.lexsort((movable, w[movable]))]  # ascending recourse weight, ties by column order
+        for j in self.F:
+            if not (np.isfinite(steps[j]) and steps[j] > 0):
+                raise ValueError(
+                    f"steps[{j}] = {steps[j]:g} for the mutable feature {self.columns[j]!r}; RAGUEL moves attributes "
+                    "in steps, which must be > 0 and finite."
+                )
+        self.m = self.F.size
+        self.pos_in_U = np.searchsorted(U, self.F)  # where each attribute of F sits among the U columns
+        self.sign = np.sign(coef[self.F])
+        self.step = steps[self.F]
+        self.signed_step = self.sign * self.step
+        self.rate = np.abs(coef[self.F]) * self.step  # margin gained per step
+
+    def _plain_copies(self) -> None:
+        """Plain-Python copies of the box and the rates for :meth:`cost_of` (one row at a time)."""
+        box, coef, w, U = self.problem.box, self.coef, self.problem.weights, self.U
+        self.nz = [int(j) for j in np.flatnonzero(coef)]
+        self.coef_list = [float(coef[j]) for j in self.nz]
+        factor = w[U] / np.abs(coef[U])
+        self._box_rows = [(int(j), bool(box.fixed[j] or box.rises_only[j]), bool(box.fixed[j] or box.falls_only[j]),
+                           float(box.lower0[j]), float(box.upper0[j]), float(f), float(abs(coef[j])))
+                          for j, f in zip(U, factor, strict=True)]
+        self._up = {int(j): bool(coef[j] > 0) for j in U}
+        self._rate_py = [float(r) for r in self.proj_rate]
+
+    # -- costs
+    def _costs(self, s, room_U) -> np.ndarray:
+        lam = _linear.breakpoints(room_U, self.coef[self.U], self.problem.weights[self.U])
+        return _linear.projection(s, lam, self.proj_rate, room_U * np.abs(self.coef[self.U]), self.slack)[0]
+
+    def cost_of(self, x) -> float:
+        """Exact cost of one (modified) row, as linear_recourse computes it (bit for bit).
+
+        The same arithmetic as :func:`recourselab._linear.projection` in the
+        same order, in plain Python floats: a single row is called for often
+        (every exact check of a modification) and numpy's per-call overhead
+        would dominate.
+        """
+        x = [float(v) for v in x]
+        s = self.b
+        for j, a in zip(self.nz, self.coef_list, strict=True):
+            s += x[j] * a
+        if not s < 0:
+            return 0.0
+        lam, gain = [], []
+        for j, rises, falls, lo0, hi0, factor, abs_a in self._box_rows:
+            v = x[j]
+            lo = v if rises else lo0
+            hi = v if falls else hi0
+            lo, hi = min(lo, v), max(hi, v)
+            room = max(hi - v if self._up[j] else v - lo, 0.0)
+            lam.append(room * factor if room > 0 else 0.0)
+            gain.append(room * abs_a)
+        need0 = -s
+        need = need0 + self.slack
+        m = len(lam)
+        order = sorted(range(m), key=lam.__getitem__)
+        L = [lam[i] for i in order]
+        tail = [0.0] * m
+        t = 0.0
+        for k in range(m - 1, -1, -1):
+            t = t + self._rate_py[order[k]]
+            tail[k] = t
+        head = 0.0
+        star = math.inf
+        for k in range(m):
+            reached = head + L[k] * tail[k]
+            if reached >= need:
+                star = min(max((need - head) / tail[k], 0.0), L[k])
+                break
+            if k == m - 1 and reached >= need0 * (1 - 1e-12):  # short of the slack: every feature at its bound
+                star = min(max((need - head) / tail[k], 0.0), L[k])
+            head = head + gain[order[k]]
+        if math.isinf(star):
+            return math.inf
+        total = 0.0
+        for r, lj in zip(self._rate_py, lam, strict=True):
+            step = min(star, lj)
+            total = total + r * step * step
+        return math.sqrt(total)
+
+    def caps(self, rows) -> np.ndarray:
+        """Steps that fit inside the box, per row (or rows) and modifiable attribute, at most max_steps."""
+        return self._caps[rows].astype(float)
+
+    def _precompute(self, advice_room) -> None:
+        """Caps of every row (int32) and the lowest cost any modification reaches (a lenient prefilter)."""
+        room_F = self.room0[:, self.pos_in_U]
+        with np.errstate(invalid="ignore", over="ignore"):
+            cap = np.floor(room_F / self.step + _linear.SLACK)
+            if advice_room is not None:  # the plausible change advice may ask for, in whole steps
+                cap = np.minimum(cap, np.floor(advice_room[self.F] / self.step + _linear.SLACK))
+        cap = np.where(np.isnan(cap), self.max_steps, cap)
+        self._caps = np.clip(cap, 0, self.max_steps).astype(np.int32)
+        # every attribute moved as far as allowed: no modification reaches a lower cost
+        moved = self._caps * self.step
+        s = self.margin0 + self._caps @ self.rate
+        room = self.room0.copy()
+        room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved, 0.0)
+        self.min_cost = self._costs(s, room) * (1 - self._TOL) - 1e-12  # lenient: exact checks decide
+
+    # -- combinations
+    def _chunks(self):
+        """Boolean combination matrices in the paper's order (by size, then lexicographic).
+
+        The single attributes come first in a chunk of their own (most
+        modifications need one attribute, and the search then stops before
+        the larger combinations); the rest follow in chunks of up to 4096,
+        which the search handles in one vectorised batch each.
+        """
+        if self._cached is not None:
+            yield from self._cached
+            return
+        m = self.m
+        if m == 0:  # nothing advice may move: no modification
+            return
+        yield np.eye(m, dtype=bool)
+        it = itertools.chain.from_iterable(itertools.combinations(range(m), size) for size in range(2, m + 1))
+        while True:
+            block = list(itertools.islice(it, 4096))
+            if not block:
+                return
+            K = np.zeros((len(block), m), dtype=bool)
+            sizes = np.fromiter((len(c) for c in block), dtype=int, count=len(block))
+            members = np.fromiter(itertools.chain.from_iterable(block), dtype=int, count=int(sizes.sum()))
+            K[np.repeat(np.arange(len(block)), sizes), members] = True
+            yield K
+
+    # -- evaluation and search
+    def evaluate(self, row, combo, n, caps):
+        """Modified row, its exact cost and the steps per attribute of `combo` after n iterations."""
+        x = self.A[row].copy()
+        eff = np.minimum(n, caps[combo])
+        cols = self.F[combo]
+        x[cols] = x[cols] + self.signed_step[combo] * eff
+        return x, self.cost_of(x), eff
+
+    def _approx_costs(self, row, K, n, caps):
+        """Cost of row after n[i] iterations of combination K[i] (vectorised over combinations)."""
+        moved = np.minimum(n[:, None], caps[None, :]) * K  # steps per attribute (F order)
+        s = self.margin0[row] + moved @ self.rate
+        room = np.repeat(self.room0[row][None, :], len(K), axis=0)
+        room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved * self.step, 0.0)
+        return self._costs(s, room)
+
+    def _closed_form_search(self, rows, K, top_ok):
+        """Closed-form search for rows x combinations, exact where the box does not bind (the common case).
+
+        Along a combination's moves the margin grows linearly (until an
+        attribute reaches its cap) and, while the unbounded projection stays
+        inside the box, the box cost *is* that projection's cost
+        ``-s(n) / sqrt(R)``. So the smallest ``n`` with cost <= ``top_ok`` has a
+        closed form, and it is the answer when the projection at that ``n``
+        fits the box (every breakpoint at or above the multiplier). Returns,
+        each of shape (len(rows), len(K)): ``n`` (a lower bound on the answer
+        in any case), ``sure`` (``n`` is the answer and ``cost`` its cost),
+        ``cost`` and ``hopeless`` (even the lower bound exceeds the largest
+        move: no ``n`` reaches ``top_ok``).
+        """
+        rows = np.atleast_1d(rows)
+        caps = self._caps[rows].astype(float)  # (r, m)
+        Kf = K.astype(float)
+        gain = Kf @ self.rate  # (k,)
+        nmax = np.max(np.where(K[None, :, :], caps[:, None, :], 0.0), axis=2)  # (r, k)
+        nmin = np.min(np.where(K[None, :, :], caps[:, None, :], np.inf), axis=2)
+        s0 = self.margin0[rows][:, None]
+        need = -np.asarray(top_ok, dtype=float).reshape(-1, 1) * self._sqrt_rate_pos[rows][:, None] - s0
+        n = np.maximum(np.ceil(need / gain[None, :]), 1.0)
+        hopeless = n > nmax
+        s = s0 + n * gain[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            star = np.maximum(-s, 0.0) / self._rate_all
+            KU = np.zeros((len(K), len(self.U)))
+            KU[:, self.pos_in_U] = Kf
+            lam = self._lam0[rows][:, None, :] - n[:, :, None] * (KU * self._lam_per_step)[None, :, :]
+            fits = (lam >= star[:, :, None] * (1 + 1e-12)).all(axis=2)
+            cost = np.maximum(-s, 0.0) / np.sqrt(self._rate_all)
+        all_room = (self.room0[rows] > 0).all(axis=1)[:, None]  # then the lower bound's rate is the full one
+        sure = all_room & fits & (n <= nmin) & ~hopeless
+        return n, sure, cost, hopeless
+
+    def find_first(self, rows, T, *, strict, c_lo=None, c_hi=None, accept=None):
+        """The first of ``rows`` (in order) that :meth:`find` can modify: ``(position, result)`` or None.
+
+        ``c_lo``, ``c_hi`` are arrays aligned with ``rows`` (default
+        unbounded); ``accept(c, position)`` is the exact extra condition. Rows
+        are skipped at once when even moving every attribute as far as allowed
+        cannot reach ``min(T, c_hi)``, or when their cost is already below
+        ``c_lo`` (moves only lower a cost).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        k = len(rows)
+        if k == 0:
+            return None
+        c_lo = np.full(k, -np.inf) if c_lo is None else np.asarray(c_lo, dtype=float)
+        c_hi = np.full(k, np.inf) if c_hi is None else np.asarray(c_hi, dtype=float)
+        top = np.minimum(T, c_hi)
+        hi_ok = top + self._TOL * (1.0 + np.abs(top))
+        lo_ok = np.where(np.isfinite(c_lo), c_lo - self._TOL * (1.0 + np.abs(c_lo)), -np.inf)
+        maybe = (self.min_cost[rows] <= hi_ok) & (self.cost0[rows] >= lo_ok)
+        start, batch = 0, 4
+        if maybe[0]:  # the usual case: the first candidate works, with no need to screen the others
+            acc = None if accept is None else (lambda c: accept(c, 0))
+            res = self.find(int(rows[0]), T, strict=strict, c_lo=float(c_lo[0]), c_hi=float(c_hi[0]), accept=acc)
+            if res is not None:
+                return 0, res
+            start = 1
+        while start < k:
+            stop = min(k, start + batch)
+            block = np.arange(start, stop)[maybe[start:stop]]
+            if block.size and self._cached is not None and np.isfinite(lo_ok[block]).any():
+                # a lenient screen of the whole batch: a row stays when some combination is unsure or
+                # lands in [c_lo, c_hi] by the closed form (a window is what makes most rows fail)
+                c0 = self.cost0[rows[block]]
+                keep = (c0 <= hi_ok[block]) & (c0 >= lo_ok[block])  # qualifies without a move
+                for K in self._cached:
+                    n, sure, cost, hopeless = self._closed_form_search(rows[block], K, hi_ok[block])
+                    keep |= ((~sure & ~hopeless) | (sure & (cost >= lo_ok[block][:, None]))).any(axis=1)
+                block = block[keep]
+            for i in block.tolist():
+                acc = None if accept is None else (lambda c, i=i: accept(c, i))
+                res = self.find(int(rows[i]), T, strict=strict, c_lo=float(c_lo[i]), c_hi=float(c_hi[i]),
+                                accept=acc)
+                if res is not None:
+                    return i, res
+            start, batch = stop, batch * 4
+        return None
+
+    def find(self, row, T, *, strict, c_lo=-np.inf, c_hi=np.inf, accept=None):
+        """The first (combination, smallest n) whose new cost c satisfies the conditions, or None.
+
+        Conditions: ``c < T`` (strict) or ``c <= T``, and ``accept(c)``
+        (``c_lo <= c <= c_hi`` is the interval ``accept`` describes, used to
+        narrow the search). Returns ``(x_new, cost_new, columns, steps)``; no
+        move at all when the row already qualifies.
+        """
+
+        def ok(c):
+            if strict:
+                if not c < T:
+                    return False
+            elif not c <= T:
+                return False
+            return accept is None or accept(c)
+
+        c0 = float(self.cost0[row])
+        if ok(c0):
+            return self.A[row].copy(), c0, np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+        if c0 < c_lo or c_lo > T or (strict and c_lo >= T):  # moves only lower the cost; empty window
+            return None
+        caps = self.caps(row)
+        top = min(T, c_hi)
+        hi_ok = top + self._TOL * (1.0 + abs(top))
+        lo_ok = c_lo - self._TOL * (1.0 + abs(c_lo)) if np.isfinite(c_lo) else -np.inf
+        for K in self._chunks():
+            nmax = np.where(K, caps[None, :], 0.0).max(axis=1)
+            live = nmax >= 1
+            if not live.any():
+                continue
+            Kl, nmax = K[live], nmax[live]
+            # smallest n in [1, nmax] with cost(n) <= top (leniently), for all combinations at once: in closed
+            # form where the box does not bind; otherwise a search from the closed form's lower bound
+            searched = self._closed_form_search(np.array([row]), Kl, np.array([hi_ok]))
+            first, sure, c_sure, hopeless = (a[0] for a in searched)
+            passes = sure & (c_sure >= lo_ok)
+            # the searches are needed only for the combinations before the first closed-form candidate (the
+            # paper's order decides), unless that candidate fails its exact check
+            split = int(np.argmax(passes)) if passes.any() else len(Kl)
+            for part in (np.arange(split + 1 if split < len(Kl) else split), np.arange(split + 1, len(Kl))):
+                if part.size == 0:
+                    continue
+                found = self._try(row, Kl[part], nmax[part], first[part], sure[part], c_sure[part], hopeless[part],
+                                  caps, hi_ok, lo_ok, ok)
+                if found is not None:
+                    return found
+        return None
+
+    def _try(self, row, Kl, nmax, first, sure, c_sure, hopeless, caps, hi_ok, lo_ok, ok):
+        """Search and exactly check combinations ``Kl`` of one row, in order; the first that qualifies, or None."""
+        n = np.where(sure, first, 0.0)
+        c_n = np.where(sure, c_sure, np.inf)
+        todo = np.flatnonzero(~sure & ~hopeless)
+        if todo.size:
+            Kt, nmax_t = Kl[todo], nmax[todo]
+            first_t = np.clip(first[todo] - 1, 1, nmax_t)
+            both = self._approx_costs(row, np.concatenate([Kt, Kt]), np.concatenate([nmax_t, first_t]), caps)
+            c_last, c_first = both[:len(Kt)], both[len(Kt):]
+            reach = c_last <= hi_ok
+            todo, Kt, nmax_t, first_t, c_first, c_last = (todo[reach], Kt[reach], nmax_t[reach], first_t[reach],
+                                                          c_first[reach], c_last[reach])
+            if todo.size:
+                n_t = self._smallest_good(row, Kt, first_t, c_first, nmax_t, c_last, caps, hi_ok)
+                n[todo] = n_t
+                c_n[todo] = self._approx_costs(row, Kt, n_t, caps) if np.isfinite(lo_ok) else 0.0
+        # costs only fall with n: below c_lo at the smallest n means never in the window
+        keep = (n >= 1) & (c_n >= lo_ok)
+        for idx in np.flatnonzero(keep).tolist():
+            combo = np.flatnonzero(Kl[idx])
+            # closed form: one step fewer leaves even the unbounded projection's cost (a lower bound of the
+            # box cost) above the target, so only rounding at n itself needs an exact look
+            found = self._verify(row, combo, int(n[idx]), int(nmax[idx]), caps, ok, down=not sure[idx])
+            if found is not None:
+                return found
+        return None
+
+    def _smallest_good(self, row, K, lo, c_lo, hi, c_hi, caps, limit):
+        """Smallest n in [lo, hi] with cost(n) <= limit, per combination (cost(hi) <= limit is known).
+
+        The cost falls with n, nearly linearly while the same features sit on
+        their bounds, so a guess by linear interpolation between a bad and a
+        good n usually lands on the answer; each round evaluates the guess and
+        the number just below it, and every other round bisects instead, so
+        the search never takes more than about twice the rounds of a bisection.
+        """
+        n = np.where(c_lo <= limit, lo, hi).astype(float)
+        bad, good = lo.astype(float), hi.astype(float)
+        c_bad, c_good = c_lo.copy(), c_hi.copy()
+        open_ = c_lo > limit
+        rounds = 0
+        while True:
+            active = open_ & (good - bad > 1)
+            if not active.any():
+                break
+            idx = np.flatnonzero(active)
+            b, g, cb, cg = bad[idx], good[idx], c_bad[idx], c_good[idx]
+            if rounds % 2 == 0:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    frac = np.where(np.isfinite(cb) & (cb > cg), (cb - limit) / (cb - cg), 0.5)
+                guess = np.clip(np.ceil(b + frac * (g - b)), b + 1, g - 1)
+            else:
+                guess = np.floor((b + g) / 2)
+            K2 = np.concatenate([K[idx], K[idx]])
+            costs = self._approx_costs(row, K2, np.concatenate([guess - 1, guess]), caps)
+            below, at = costs[:len(idx)], costs[len(idx):]
+            ok_below, ok_at = below <= limit, at <= limit
+            # guess - 1 good: the answer is at most guess - 1; guess good only: it is guess; neither: above guess
+            good[idx] = np.where(ok_below, guess - 1, np.where(ok_at, guess, g))
+            c_good[idx] = np.where(ok_below, below, np.where(ok_at, at, cg))
+            bad[idx] = np.where(ok_below, b, np.where(ok_at, guess - 1, guess))
+            c_bad[idx] = np.where(ok_below, cb, np.where(ok_at, below, at))
+            rounds += 1
+        return np.where(open_, good, n)
+
+    def _verify(self, row, combo, n, nmax, caps, ok, *, down=True):
+        """Exact check of the searched n (and its neighbours: rounding), smallest qualifying n first."""
+        x, c, eff = self.evaluate(row, combo, n, caps)
+        if ok(c):
+            for _ in range(3 if down else 0):
+                if n <= 1:
+                    break
+                x2, c2, eff2 = self.evaluate(row, combo, n - 1, caps)
+                if not ok(c2):
+                    break
+                n, x, c, eff = n - 1, x2, c2, eff2
+            return x, c, self.F[combo], eff.astype(int)
+        for k in range(n + 1, min(nmax, n + 3) + 1):
+            x, c, eff = self.evaluate(row, combo, k, caps)
+            if ok(c):
+                return x, c, self.F[combo], eff.astype(int)
+        return None
+

@@ -1,0 +1,187 @@
+"""paper.py is the papers' algorithms written literally; the engines must give the same answers.
+
+The paper's Example 1 (Table 2) is an exact fixture; on small random instances (hypothesis) the literal
+RAGUEL, RAGUEL-Block, modification search, costs, fairness checks, metrics and FA*IR equal the engine's.
+Ties are broken the same way in both: the ranking by (cost, row position), attributes by (weight, column),
+combinations by size then lexicographically, candidates in rank order, z by (cost, initial rank).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from ranking_instances import instances, kwargs_of, model_of, relaxed_cost, with_recourse
+
+from recourselab.counterfactuals import _linear
+from recourselab.fair_ranking import (
+    fair_minimum_table,
+    fair_rerank,
+    paper,
+    raguel,
+    raguel_block,
+    ranked_fair_representation,
+    ranked_recourse_fairness,
+    ranking_metrics,
+    recourse_fairness_ratio,
+)
+from recourselab.fair_ranking._engine import Engine
+
+# Example 1 / Table 2 of the paper: loan amount (LA, $'000) and duration (LD, years); approved when LD >= 2 LA
+X1 = [[3.5, 6.0], [2.0, 1.0], [4.0, 4.0], [5.0, 4.0]]  # Abdul, Bogdan, Chiara, Diana
+GENDER = ["M", "M", "F", "F"]
+MODEL1 = dict(a=[-2.0, 1.0], b=0.0, w=[0.5, 1.0], steps=[0.05, 1.0], lower=[-math.inf] * 2, upper=[math.inf] * 2)
+ENGINE1 = dict(coef=[-2.0, 1.0], intercept=0.0, weights=[0.5, 1.0], steps=[0.05, 1.0], protected_group="F",
+               tolerance=1 / 2)
+
+
+def test_example1_table2_from_the_literal_algorithm():
+    box = {k: v for k, v in MODEL1.items() if k != "steps"}
+    assert [round(paper.cost(x, **box), 2) for x in X1] == [0.33, 1.00, 1.33, 2.00]
+    order, X_new, costs, exit_at = paper.raguel(X1, GENDER, {"F": 0.5}, t=1 / 2, **MODEL1)
+    assert order == [0, 2, 1, 3] and exit_at is None  # Abdul, Chiara, Bogdan, Diana: Chiara at rank 2
+    assert round(X_new[2][0], 2) == 3.45 and X_new[2][1] == 4.0  # $550 less, in $50 steps
+    assert round(costs[2], 2) == 0.97 and costs[2] < costs[1]  # just below Bogdan's 1.00
+    assert X_new[:2] == X1[:2] and X_new[3] == X1[3]
+    # and the engine, exactly
+    res = raguel(np.array(X1), GENDER, **ENGINE1)
+    assert res.order.tolist() == order and np.array_equal(res.X_new, np.array(X_new))
+    assert res.cost_new.tolist() == costs and res.cost.round(2).tolist() == [0.33, 1.00, 1.33, 2.00]
+
+
+def test_example1_blocks_of_two_and_four():
+    order, X_new, costs = paper.raguel_block(X1, GENDER, {"F": 0.5}, size=2, t=1 / 2, **MODEL1)
+    assert order == [0, 2, 1, 3] and round(X_new[2][0], 2) == 2.5 and costs[2] == pytest.approx(1 / 3)
+    res = raguel_block(np.array(X1), GENDER, **ENGINE1, block_size=2)
+    assert res.order.tolist() == order and res.cost_new.tolist() == costs
+    # one block of four is balanced already: nothing to do (the paper's remark)
+    assert paper.raguel_block(X1, GENDER, {"F": 0.5}, size=4, t=1 / 2, **MODEL1)[0] == [0, 1, 2, 3]
+
+
+def test_table3_ratio_and_the_fair_representation_band():
+    assert round(paper.rho([7.688, 5.837], ["single", "married"]), 3) == 0.759
+    assert paper.fair(["F"] * 4 + ["M"] * 6, {"F": 0.3}, 1 / 3)  # 40%: the band's edge, despite rounding
+    assert not paper.fair(["F"] * 5 + ["M"] * 5, {"F": 0.3}, 1 / 3)
+
+
+# --------------------------------------------------------------------------- literal vs engine
+
+
+@given(st.one_of(instances(max_rows=8, finite=True), instances(max_rows=8, tight=True)))
+def test_costs_are_bit_for_bit_the_engines(inst):
+    problem = _linear.parse_problem(inst["X"], inst["coef"], inst["intercept"], inst["weights"],
+                                    immutable=inst["immutable"], bounds=inst["bounds"])
+    engine = Engine(problem, inst["steps"], 100)
+    box = {k: v for k, v in model_of(inst).items() if k not in ("steps", "max_steps")}
+    literal = [paper.cost(x, **box) for x in inst["X"].tolist()]
+    assert literal == engine.cost0.tolist() == relaxed_cost(inst["X"], inst).tolist()
+    assert literal == [engine.cost_of(x) for x in inst["X"]]
+
+
+@settings(max_examples=40)
+@given(st.one_of(instances(max_rows=6, finite=True), instances(max_rows=6, tight=True)),
+       st.sampled_from([0.0, 0.5, 0.9]), st.booleans(), st.sampled_from([3, 40]))
+def test_modification_search_equals_stepping_one_step_at_a_time(inst, fraction, strict, max_steps):
+    problem = _linear.parse_problem(inst["X"], inst["coef"], inst["intercept"], inst["weights"],
+                                    immutable=inst["immutable"], bounds=inst["bounds"])
+    engine = Engine(problem, inst["steps"], max_steps)
+    model = model_of(inst, max_steps=max_steps)
+    for row in range(len(inst["X"])):
+        if not np.isfinite(engine.cost0[row]):
+            continue
+        T = fraction * engine.cost0[row]  # a target below the row's cost: it has to move
+
+        def ok(c, T=T):
+            return c < T if strict else c <= T
+
+        fast = engine.find(row, T, strict=strict)
+        slow = paper.modify(inst["X"][row].tolist(), ok, **model)
+        assert (fast is None) == (slow is None)
+        if slow is not None:
+            assert fast[0].tolist() == slow[0] and fast[1] == slow[1]
+
+
+@settings(max_examples=50)
+@given(st.one_of(instances(max_rows=10, finite=True), instances(max_rows=10, tight=True)),
+       st.sampled_from([1 / 3, 1 / 2, 1.0]), st.sampled_from([None, None, 0.2, 0.5]))
+def test_raguel_equals_the_literal_algorithm_1(inst, t, beta):
+    inst = with_recourse(inst)
+    X, groups = inst["X"], inst["groups"]
+    res = raguel(X, groups, **kwargs_of(inst, protected_group="P", tolerance=t, beta=beta, max_steps=40))
+    p = {"P": int(np.count_nonzero(groups == "P")) / len(groups)}
+    order, X_new, costs, exit_at = paper.raguel(X.tolist(), groups.tolist(), p, t=t, beta=beta,
+                                                **model_of(inst, max_steps=40))
+    assert res.order.tolist() == order and res.exit_at == exit_at
+    assert np.array_equal(res.X_new, np.array(X_new)) and res.cost_new.tolist() == costs
+
+
+@settings(max_examples=50)
+@given(st.one_of(instances(min_rows=4, max_rows=12, finite=True), instances(min_rows=4, max_rows=12, tight=True)),
+       st.integers(2, 5), st.sampled_from([1 / 3, 1 / 2]), st.sampled_from([None, None, 0.1]))
+def test_raguel_block_equals_the_literal_algorithm_2(inst, size, t, beta):
+    inst = with_recourse(inst)
+    X, groups = inst["X"], inst["groups"]
+    size = min(size, len(X))
+    res = raguel_block(X, groups, **kwargs_of(inst, protected_group="P", tolerance=t, block_size=size, beta=beta,
+                                              max_steps=40))
+    p = {"P": int(np.count_nonzero(groups == "P")) / len(groups)}
+    order, X_new, costs = paper.raguel_block(X.tolist(), groups.tolist(), p, size=size, t=t, beta=beta,
+                                             **model_of(inst, max_steps=40))
+    assert res.order.tolist() == order
+    assert np.array_equal(res.X_new, np.array(X_new)) and res.cost_new.tolist() == costs
+
+
+@given(st.lists(st.sampled_from(["P", "N"]), min_size=1, max_size=30), st.sampled_from([1 / 5, 1 / 3, 1 / 2, 1.0]),
+       st.sampled_from([0.2, 0.3, 0.5]))
+def test_ranked_representation_is_definition_3_1_on_every_prefix(groups, t, p):
+    assume("P" in groups)
+    check = ranked_fair_representation(groups, "P", t, p=p)
+    literal = [k == 1 or paper.fair(groups[:k], {"P": p}, t) for k in range(1, len(groups) + 1)]
+    assert check.per_prefix.tolist() == literal and check.fair == all(literal)
+
+
+@given(st.lists(st.tuples(st.floats(0, 10), st.sampled_from(["a", "b", "c"])), min_size=2, max_size=30),
+       st.floats(0, 1))
+def test_ranked_rho_is_equation_4_on_every_prefix(pairs, beta):
+    costs, groups = (list(v) for v in zip(*pairs, strict=True))
+    assume(len(set(groups)) >= 2)
+    check = ranked_recourse_fairness(costs, groups, beta)
+    literal = [paper.rho(costs[:k], groups[:k]) for k in range(1, len(costs) + 1)]
+    literal = [1.0 if math.isnan(r) else r for r in literal]  # one group: rho = 1 by the singleton convention
+    np.testing.assert_allclose(check.value, literal, rtol=1e-12, atol=1e-12)
+    assert recourse_fairness_ratio(costs, groups) == pytest.approx(paper.rho(costs, groups), rel=1e-12)
+
+
+@given(st.lists(st.booleans(), min_size=10, max_size=80), st.sampled_from([2, 5, 10]))
+def test_metrics_equal_the_literal_definitions(prot, cutoff):
+    assume(0 < sum(prot) < len(prot))
+    literal = paper.rkl_rnd_rrd([int(v) for v in prot], cutoff)
+    values = ranking_metrics(prot, cutoff)
+    assert values.keys() == literal.keys()
+    for name, value in values.items():
+        assert 0 <= value <= 1 and value == pytest.approx(literal[name], abs=1e-12)
+
+
+@given(st.integers(1, 40), st.sampled_from([0.2, 0.25, 0.3, 0.5, 0.7]), st.sampled_from([0.05, 0.1, 0.15, 0.3]))
+def test_fair_table_is_the_binomial_quantile(k, p, alpha):
+    assert fair_minimum_table(k, p, alpha).tolist() == paper.fair_table(k, p, alpha)
+
+
+@given(st.lists(st.booleans(), min_size=2, max_size=40), st.sampled_from([0.2, 0.4, 0.6]),
+       st.sampled_from([0.05, 0.1, 0.15]), st.randoms(use_true_random=False), st.integers(1, 40))
+def test_fair_rerank_equals_the_literal_fa_ir(prot, p, alpha, rnd, k):
+    n = len(prot)
+    k = min(k, n)
+    order = list(range(n))
+    rnd.shuffle(order)
+    engine = fair_rerank(order, prot, p=p, alpha=alpha, k=k, adjust=False)
+    assert engine.tolist() == paper.fair_rerank(order, [int(v) for v in prot], k, p, alpha)
+
+
+def test_the_literal_module_stands_alone():
+    # a student reads paper.py without the engine: it imports neither numpy nor the package
+    import inspect
+
+    imports = [line for line in inspect.getsource(paper).splitlines() if line.startswith(("import ", "from "))]
+    assert imports == ["import itertools", "import math"]
