@@ -483,3 +483,16 @@ def check_seed(random_state, name: str = "random_state") -> int:
     if not 0 <= random_state < 2**32:
         raise ValueError(f"{name}={int(random_state)} must be an int in [0, 2**32 - 1] (a seed).")
     return int(random_state)
+
+
+# --- added for situation_testing
+
+__all__ += ["check_bool"]
+
+
+def check_bool(value, name: str) -> bool:
+    """A yes/no switch: True or False (Python or numpy); anything else, 0/1 and the string "False" included, is a
+    TypeError (a truthy string would silently switch the option on)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}={plain(value)!r} must be True or False, not {type(value).__name__}.")
+    return bool(value)
