@@ -57,16 +57,16 @@ def wald_ci(p_c, p_t, n, alpha: float = 0.05, *, one_sided: bool = True):
 
     .. math:: \\Delta p \\pm z \\sqrt{\\frac{p_c(1 - p_c) + p_t(1 - p_t)}{n}}
 
-    The paper's Eq. (5) prints the two variances with a minus sign; the
-    variance of a difference of independent proportions is their **sum**, which
-    is what reproduces the paper's own Tables 2 and 3. The paper's text calls
-    the interval two-sided, with :math:`z_{1-\\alpha/2}` (1.96 at α = 5 %), but
-    the bounds printed in its Tables 2 and 3 need :math:`z = 1.645`, the
-    one-sided quantile :math:`z_{1-\\alpha}`, which is also what the authors'
-    code uses for its significance test. ``one_sided=True`` (default) follows
-    the printed numbers and the one-sided alternative Δp > τ; with
-    ``one_sided=False`` the interval is the two-sided one the text describes
-    (wider, so fewer claims are significant).
+    Eq. (5) of :cite:t:`alvarez2023cst` under our reading: the paper prints the
+    two variances with a minus sign, but the variance of a difference of
+    independent proportions is their **sum**, which is what reproduces the
+    paper's Tables 2 and 3. The text calls the interval two-sided, with
+    :math:`z_{1-\\alpha/2}` (1.96 at α = 5 %), but the bounds printed in those
+    tables need :math:`z = 1.645`, the one-sided quantile :math:`z_{1-\\alpha}`.
+    ``one_sided=True`` (default) follows the printed numbers and the one-sided
+    alternative Δp > τ; with ``one_sided=False`` the interval is the two-sided
+    one the text describes (wider, so fewer claims are significant). The
+    literal version is :func:`recourselab.situation_testing.paper.wald_interval`.
 
     Parameters
     ----------
