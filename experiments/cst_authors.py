@@ -11,7 +11,7 @@ reads them from a local folder and writes only derived counts (numbers) to
 For every k and method (ST, CST without and with the search centres) it counts
 the complainants with Δp > 0 ("detected") and those whose one-sided interval
 lies above 0 ("significant"), under four settings of
-:func:`recourselab.situation_testing.testing.situation_testing`:
+:func:`recourselab.situation_testing.situation_testing`:
 
     paper          normalize="range", cf_scaling="factual", ties="row"   the paper's Eq. 6 (the book's default)
     std            normalize="std"                                        only the spread of the distance changed
@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 import recourselab
-from recourselab.situation_testing.testing import counterfactual_fairness, situation_testing
+from recourselab.situation_testing import counterfactual_fairness, situation_testing
 
 ANCHORS = Path("/work/shared/anchors/cst")
 OUT = Path(__file__).resolve().parents[1] / "book" / "data" / "cst"

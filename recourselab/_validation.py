@@ -410,7 +410,7 @@ def check_positions(values, name: str, n: int, *, allow_empty: bool = True, uniq
     return positions
 
 
-def check_aligned(reference, name_reference: str, **others) -> None:
+def check_aligned(reference, name_reference: str, /, **others) -> None:
     """pandas arguments paired with ``reference`` by position must carry its index.
 
     Rows are matched by position; when both ``reference`` and another argument are pandas objects of
