@@ -172,3 +172,23 @@ def test_every_advice_generator_returns_actionable_moves_or_says_it_relaxes(prob
         ce = feature_ce(model, Z, int(i), 0.5, encoder)
         if np.isfinite(ce.cost):
             assert ce.advice == "actionable" and encoder.actionable(Z[[i]], Z[[ce.target]]).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(encoded_problems(min_rows=6, max_rows=14, advice=True), st.booleans())
+def test_raguel_modifications_are_advice_or_a_labelled_relaxation(problem, blocks):
+    specs, frame, encoder, Z, coef, b, groups = problem
+    assume((_linear.parse_problem(Z, coef, b, None, encoder=encoder).usable).any())
+    cost = linear_recourse(Z, coef, b, encoder=encoder, actionable=False).cost  # the relaxed costs raguel ranks by
+    keep = np.isfinite(cost) & (cost > 0)  # the waiting list: refused rows that can reach approval
+    assume(keep.sum() >= 4)
+    # the protected group holds the dearest recourse, so the top of the list lacks it and RAGUEL must act
+    ranks = np.argsort(np.argsort(cost[keep], kind="stable"), kind="stable")
+    groups = np.where(ranks >= keep.sum() // 2, "P", "N")
+    kw = dict(coef=coef, intercept=b, encoder=encoder, protected_group="P", tolerance=1 / 3)
+    res = raguel_block(Z[keep], groups, block_size=2, **kw) if blocks else raguel(Z[keep], groups, **kw)
+    X_new = np.asarray(res.X_new, float)
+    changed = np.asarray(res.changed, bool)
+    assert res.advice == "actionable" and res.cost_basis  # the ranking's costs say what they are
+    if changed.any():
+        assert encoder.actionable(Z[keep][changed], X_new[changed]).all()

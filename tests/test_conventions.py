@@ -128,3 +128,20 @@ def test_one_vocabulary_for_group_arguments():
             if retired:
                 offenders.append(f"{module}.{name}: {sorted(retired)}")
     assert not offenders, offenders
+
+
+def test_every_function_that_takes_a_model_takes_the_favourable_class():
+    """Issue 22, part 3: the favourable class is never assumed silently to be 1 without a way to say otherwise."""
+    # here `model` names a classifier to *train* on a Dataset, whose target codes the favourable outcome as 1
+    trains = {"models.make_classifier", "models.train_model", "audit.train_on_biased_history"}
+    offenders = []
+    for module, attr, obj in public_objects():
+        functions = {attr: obj} if inspect.isfunction(obj) else (
+            {f"{attr}.{m}": f for m, f in vars(obj).items() if inspect.isfunction(f) and not m.startswith("_")}
+            if inspect.isclass(obj) else {})
+        for name, function in functions.items():
+            params = inspect.signature(function).parameters
+            if ({"model", "model_or_fitted"} & set(params)) and "favourable" not in params \
+                    and f"{module}.{name}" not in trains:
+                offenders.append(f"{module}.{name}")
+    assert not offenders, f"take a model but no favourable=: {offenders}"

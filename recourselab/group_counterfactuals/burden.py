@@ -35,7 +35,7 @@ import pulp
 
 from .._mip import Deadline, binary, check_time_limit, solve
 from .._validation import check_array, check_choice, check_cost_matrix, check_integers, check_labels, plain
-from ..counterfactuals.recourse import NO_COUNTERFACTUAL
+from ..counterfactuals.nearest import NO_COUNTERFACTUAL
 from ..features import Encoder, check_encoder
 from .selection import max_coverage, min_max_cost
 

@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.sparse.csgraph import dijkstra
 
 from .._validation import check_choice, check_number, check_probabilities
-from ..counterfactuals.recourse import NO_COUNTERFACTUAL
+from ..counterfactuals.nearest import NO_COUNTERFACTUAL
 from ..features import Encoder, check_encoder
 from .graph import COSTS, FeasibilityGraph, node_positions
 

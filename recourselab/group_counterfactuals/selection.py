@@ -41,7 +41,7 @@ import pandas as pd
 
 from .._mip import Deadline, check_time_limit, time_limit_message
 from .._validation import check_choice, check_cost_matrix, check_int, check_number, check_rng
-from ..counterfactuals.recourse import NO_COUNTERFACTUAL as _NONE
+from ..counterfactuals.nearest import NO_COUNTERFACTUAL as _NONE
 from ._exact import _mip_max_coverage, _mip_min_max_cost
 from ._greedy import _FarthestFirst, _greedy_max_coverage, _greedy_min_max_cost
 

@@ -11,7 +11,7 @@ import pandas as pd
 import seaborn as sns
 
 from .._validation import check_array, check_int, check_numeric_columns
-from ..counterfactuals.recourse import coverage_by_group
+from ..counterfactuals.groups import coverage_by_group
 from .theme import GROUP_COLOURS, group_order, group_palette
 
 __all__ = ["plot_cost_by_group", "plot_coverage_curve", "plot_changes"]

@@ -13,7 +13,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 from sklearn.neighbors import KernelDensity
 
-from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL
+from recourselab.counterfactuals import NO_COUNTERFACTUAL
 from recourselab.features import Encoder, FeatureSpec
 from recourselab.group_counterfactuals import (
     build_feasibility_graph,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from recourselab import _mip
-from recourselab.counterfactuals.recourse import NO_COUNTERFACTUAL as NONE
+from recourselab.counterfactuals import NO_COUNTERFACTUAL as NONE
 from recourselab.group_counterfactuals import _exact, paper
 from recourselab.group_counterfactuals import selection as groupcf
 from recourselab.group_counterfactuals.selection import GroupCounterfactuals, max_coverage, min_max_cost
