@@ -1,6 +1,6 @@
 """The lesson's algorithms written literally: plain loops, the papers' notation, one function per algorithm.
 
-For reading beside :doc:`/recourse_basics`; the engines
+For reading beside :doc:`/book/recourse_basics`; the engines
 (:func:`~recourselab.counterfactuals.nearest_counterfactuals`,
 :func:`~recourselab.counterfactuals.linear_recourse`) give the same answers
 fast (``tests/counterfactuals/test_paper.py`` checks it on random instances).

@@ -2,7 +2,7 @@
 
 The papers' notation: ``Z`` the encoded people, ε the largest step, ``X`` the factuals (rows of ``C``),
 ``X'`` the candidates (columns), ``C[x][x']`` = cost(x, x') (``math.inf``: not reachable), ``S`` the
-chosen counterfactuals, ``k`` their number, ``d`` a cost threshold, ``need`` = ⌈c |X|⌉ factuals to cover.
+chosen counterfactuals, ``k`` their number, ``d`` a cost threshold, ``need`` = ``⌈c |X|⌉`` factuals to cover.
 Sections and equations are the FACEGroup paper's. Slow but exact; the engines agree (tested).
 """
 
@@ -93,7 +93,7 @@ def greedy_max_coverage(C, k, d):
 
     Under our reading of Eq. (5) (printed as a sum of two coverages) each step adds
     the x' covering the most factuals not yet covered within d (ties: lower total
-    cost of those, then lower index), until |S| = k or nobody new can be covered.
+    cost of those, then lower index), until ``|S| = k`` or nobody new can be covered.
 
     Examples
     --------

@@ -35,7 +35,7 @@ def ranges(D, categorical):
 
 
 def distance(x, x_prime, spread, categorical):
-    """Eq. (6): the mean over the |X| attributes of the per-attribute distances d_i(x_i, x'_i).
+    """Eq. (6): the mean over the ``|X|`` attributes of the per-attribute distances d_i(x_i, x'_i).
 
     .. math:: d(x, x') = \\frac{1}{|X|} \\sum_{i=1}^{|X|} d_i(x_i, x'_i)
 
