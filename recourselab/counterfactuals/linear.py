@@ -468,7 +468,7 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
 
 
 def _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, goal):
-    """The MIP of one row: a move per usable column (whole steps or continuous) within the box, |move|, the goal."""
+    """The MIP of one row: a move per usable column (whole steps or continuous) in the box, its size, the goal."""
     prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
     moves, absval, scale = {}, {}, {}
     tol = _linear.SLACK

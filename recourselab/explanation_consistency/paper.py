@@ -27,7 +27,7 @@ def label_stratified_matching(x_F, y, a, tau=0.0, queries=None):
 
     Parameters
     ----------
-    x_F : ndarray of shape (n, |F|)
+    x_F : ndarray of shape (n, ``|F|``)
         The training data's financial features.
     y, a : sequences of length n
         Labels and groups (0/1) of the training data.

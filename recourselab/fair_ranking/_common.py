@@ -163,7 +163,7 @@ def costs_and_groups(costs, groups, costs_name="costs", groups_name="groups"):
 
 
 def band_ok(count, k, p, alpha):
-    """|count/k - p| <= alpha (+ slack) for every protected label (last axis)."""
+    """``|count/k - p| <= alpha`` (+ slack) for every protected label (last axis)."""
     return np.all(np.abs(count / k - p) <= alpha + SLACK, axis=-1)
 
 
@@ -223,7 +223,7 @@ class PrefixState:
     """The running prefix S of a re-ranking walk (Algorithm 1): counts, cost sums and protected counts.
 
     ``fair_with(g, k)`` asks Definition 3.1 of S plus one member of group g
-    (k = |S| + 1); ``fixes(gx, k)`` lists the other groups that would make it
+    (``k = |S| + 1``); ``fixes(gx, k)`` lists the other groups that would make it
     fair; ``append`` adds a row.
     """
 

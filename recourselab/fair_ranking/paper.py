@@ -3,7 +3,7 @@
 
 For reading; the package's engines give the same answers (``tests/fair_ranking/test_paper.py``). Where the
 RAGUEL paper lost its formulas, we follow our reading (the book's design notes): a set represents the
-protected group fairly when |p_S - p| <= alpha with alpha = p t; rho is min over max of the groups' mean
+protected group fairly when ``|p_S - p| <= alpha`` with ``alpha = p t``; rho is min over max of the groups' mean
 recourse costs; Eq. (3) is "a swap may not lower the block's rho". Costs are the weighted distance of Eq. (2)
 to a linear boundary a.x + b >= 0, inside the bounds (no feature specs here: see ``raguel(encoder=...)``).
 """
@@ -84,7 +84,7 @@ def modify(x, ok, *, a, b, w, steps, lower, upper, immutable=(), max_steps=10_00
 
 
 def fair(S, p, t):
-    """Definition 3.1 under our reading: |p_S - p| <= alpha = p t for every protected label (p: label -> share).
+    """Definition 3.1 under our reading: ``|p_S - p| <= alpha = p t`` for every protected label (p: label -> share).
 
     >>> fair(["M", "F", "M", "M", "M"], {"F": 0.3}, 1 / 3), fair(["M"] * 5, {"F": 0.3}, 1 / 3)
     (True, False)

@@ -40,7 +40,7 @@ def distance(x, x_prime, spread, categorical):
     .. math:: d(x, x') = \\frac{1}{|X|} \\sum_{i=1}^{|X|} d_i(x_i, x'_i)
 
     A numeric (continuous, ordinal or interval) attribute adds the normalised
-    Manhattan distance md = |x_i − x'_i| / (max(X_i) − min(X_i)), ``spread[i]``
+    Manhattan distance ``md = |x_i − x'_i| / (max(X_i) − min(X_i))``, ``spread[i]``
     being that range (an attribute with range 0 separates no one). A
     categorical attribute adds the overlap distance ol: under our reading 1 when
     x_i ≠ x'_i and 0 when they are equal (the paper prints the reverse, which
