@@ -77,27 +77,17 @@ def model_of(inst, max_steps=10_000):
                 lower=lower.tolist(), upper=upper.tolist(), immutable=list(inst["immutable"]), max_steps=max_steps)
 
 
-NARROWER = {"free": ("any", "increase", "decrease", "never"), "increase": ("increase", "never"),
-            "decrease": ("decrease", "never"), "immutable": ("never",)}
-
-
 @st.composite
 def advised_problems(draw, min_rows=6, max_rows=16):
     """Random specs with an advice policy (directions, caps), a fitted encoder, encoded rows, a linear model and
     two groups, restricted to the rows with finite relaxed costs (RAGUEL's waiting list)."""
-    from recourselab.features import Encoder, FeatureSpec
+    from recourselab.features import Encoder
 
+    from strategies import advised as with_advice
     from strategies import specs_and_frames
 
     specs, frame = draw(specs_and_frames(min_rows=min_rows, max_rows=max_rows))
-    advised = []
-    for s in specs:
-        options = [a for a in NARROWER[s.actionability] if s.kind != "categorical" or a in ("any", "never")]
-        advise = draw(st.sampled_from(options))
-        cap = None
-        if advise != "never" and s.kind in ("continuous", "ordinal") and draw(st.booleans()):
-            cap = float(draw(st.integers(1, 3))) if s.kind == "ordinal" else draw(st.sampled_from([0.5, 5.0, 300.0]))
-        advised.append(FeatureSpec(s.name, s.kind, s.actionability, order=s.order, advise=advise, max_change=cap))
+    advised = with_advice(draw, specs)
     encoder = Encoder(advised).fit(frame)
     Z = encoder.transform(frame)
     coef = np.array(draw(st.lists(st.integers(-3, 3), min_size=Z.shape[1], max_size=Z.shape[1])), dtype=float)

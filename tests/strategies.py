@@ -103,3 +103,18 @@ def encoded_problems(draw, min_rows=4, max_rows=14, advice=False):
     intercept = -float(np.quantile(score, cut)) - 1e-3
     groups = np.array(draw(st.lists(st.sampled_from(["P", "N"]), min_size=len(Z), max_size=len(Z))))
     return specs, frame, encoder, Z, coef, intercept, groups
+
+
+def assert_allowed(encoder, Z_from, Z_to, *, levels):
+    """Feasible, inside [0, 1], one-hot blocks unchanged; ordinal/binary on a level when ``levels``."""
+    import numpy as np
+
+    assert encoder.feasible(Z_from, Z_to).all()
+    assert (Z_to >= -1e-12).all() and (Z_to <= 1 + 1e-12).all()
+    for spec in encoder.specs_:
+        block = encoder.slices_[spec.name]
+        if spec.kind == "categorical":
+            np.testing.assert_array_equal(Z_to[:, block], Z_from[:, block])
+        elif levels and spec.kind in ("ordinal", "binary"):
+            scaled = Z_to[:, block.start] * max(len(encoder.levels_[spec.name]) - 1, 1)
+            np.testing.assert_allclose(scaled, np.round(scaled), atol=1e-9)

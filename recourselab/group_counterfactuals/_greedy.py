@@ -92,16 +92,6 @@ def _greedy_max_coverage(C, k, d, progress) -> list[int]:
     return chosen
 
 
-def _greedy_max_coverage(C, k, d, progress) -> list[int]:
-    engine = _LazyCoverage(C, d)
-    chosen: list[int] = []
-    with tqdm(total=k, disable=not progress, desc="lazy greedy", unit="CF") as bar:
-        while len(chosen) < k and engine.peek() is not None:
-            chosen.append(engine.take())
-            bar.update()
-    return chosen
-
-
 # --------------------------------------------------------------------------- Problem 2
 
 
