@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validation import check_bool, check_int, check_number
+from .._validation import check_bool, check_int, check_number, tidy_float
 
 __all__ = ["explorer", "slider", "dropdown", "check_explorer", "Explorer"]
 
@@ -194,8 +194,13 @@ class Explorer(widgets.VBox):
     output: widgets.Output
 
     def values(self) -> dict:
-        """The current value of every control, by keyword."""
-        return {name: control.value for name, control in self.controls.items()}
+        """The current value of every control, by keyword, floats as the slider shows them.
+
+        A float slider stepped in the browser reports values such as 2.5000000000000004; ``update``
+        receives 2.5 (rounded to 12 significant digits), so a title
+        written ``f"d = {d}"`` reads as the slider does.
+        """
+        return {name: tidy_float(control.value) for name, control in self.controls.items()}
 
     def redraw(self, change=None) -> None:
         """Re-run ``update`` for the current values and replace the output (errors are shown, not raised)."""
