@@ -54,7 +54,11 @@ _LOADER = """<div id="%(id)s" class="recourselab-twin-chart"></div>
   const urls = %(urls)s;
   const note = (cls, text) => {
     target.innerHTML = '<p class="' + cls + '"></p>'; target.firstChild.textContent = text; };
-  const offline = () => note("recourselab-twin-offline", %(note)s);
+  const offline = () => {  // one line instead of the chart, and no caption about sliders that are not there
+    note("recourselab-twin-offline", %(note)s);
+    const caption = target.parentElement.querySelector(".recourselab-twin-caption");
+    if (caption) caption.remove();
+  };
   const draw = (embed) => embed(target, spec, options).catch(err => {
     console.error(err); note("recourselab-twin-error", "The chart could not be drawn: " + err.message); });
   if (typeof define === "function" && define.amd) {
