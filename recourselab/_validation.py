@@ -60,6 +60,16 @@ def plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def tidy_float(value):
+    """A float as a slider shows it: 2.5, not 2.5000000000000004 (12 significant digits); anything else unchanged.
+
+    Stepping a float slider (in the browser, or ``np.arange`` in a sweep) leaves binary rounding noise that
+    a title printing the value with ``f"{d}"`` would show; 12 digits keep every value a slider can mean."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
+        return float(f"{float(value):.12g}")
+    return plain(value)
+
+
 def is_integer(value) -> bool:
     # bools are Integral in Python, but True as a count or a position is a mistake, not a 1
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))

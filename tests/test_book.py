@@ -187,3 +187,19 @@ def test_chapter_is_stored_as_jupytext_writes_it(path):
     text = path.read_text()
     assert NORMALIZE.normalized(text) == text, (
         f"{path.name} is not in the form jupytext writes; run `.venv/bin/python tools/normalize_chapters.py`")
+
+
+# an asterisk between two letters ("FA*IR") opens an emphasis in Markdown: runs of stray italics on the page
+STRAY_EMPHASIS = re.compile(r"(?<=\w)(?<!\\)\*(?=\w)")
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: p.relative_to(BOOK).as_posix())
+def test_no_asterisk_inside_a_word_in_the_prose(path):
+    stray = [paragraph.strip()[:80] for paragraph, clean in _prose_paragraphs(path.read_text())
+             if STRAY_EMPHASIS.search(clean)]
+    assert not stray, f"write FA\\*IR (an escaped asterisk) in the prose of {path.name}: {stray}"
+
+
+def test_the_stray_emphasis_check_finds_fair_and_spares_the_escaped_name():
+    assert STRAY_EMPHASIS.search("ranking FA*IR and") and not STRAY_EMPHASIS.search(r"ranking FA\*IR and")
+    assert not STRAY_EMPHASIS.search("**bold** and *italic* text")

@@ -16,11 +16,19 @@ Two fixes for the console errors of the rendered pages (``tools/check_static_pag
   registry, so pages declared the constant twice ("Identifier 'THEBE_JS_URL'
   has already been declared"). Identical scripts are kept once.
 
+It also adds the book's stylesheet, ``book/_static/recourselab.css`` (table cell padding, tables and
+outputs that scroll in their own box on a phone, figures that scale to the column), to every page.
+
 The kernel-free twins (``recourselab.viz.twin_chart``) load Vega from the CDN
 themselves and need nothing from here.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+STATIC = Path(__file__).resolve().parent.parent / "_static"
+STYLESHEET = "recourselab.css"
 
 WIDGET_SCRIPTS = ("require.min.js", "require.js", "@jupyter-widgets/html-manager")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -52,7 +60,15 @@ def clean_page_scripts(app, pagename, templatename, context, doctree):
     context["script_files"] = kept
 
 
+def add_static_path(app):
+    """The book's ``_static`` folder, wherever Sphinx's source folder is (the book, or one page's folder)."""
+    if str(STATIC) not in map(str, app.config.html_static_path):
+        app.config.html_static_path.append(str(STATIC))
+
+
 def setup(app):
+    app.connect("builder-inited", add_static_path)
+    app.add_css_file(STYLESHEET)
     # after myst-nb (priority 500) has added the page's notebook scripts
     app.connect("html-page-context", clean_page_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

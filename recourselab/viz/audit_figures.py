@@ -62,7 +62,7 @@ def plot_attribution_pair(attributions, attributions_cf, feature_names, *, label
                           "attribution": np.concatenate([g[keep], h[keep]]),
                           "who": [labels[0]] * len(keep) + [labels[1]] * len(keep)})
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.42 * len(keep)))
+        _, ax = plt.subplots(figsize=(7, 0.9 + 0.42 * len(keep)))
     palette = dict(zip(labels, GROUP_COLOURS, strict=False))  # two members of a pair, two colours
     sns.barplot(data=frame, y="feature", x="attribution", hue="who", palette=palette, ax=ax, orient="h")
     ax.axvline(0, color="black", lw=0.8)
@@ -88,7 +88,7 @@ def plot_regime_shares(shares: pd.DataFrame, *, ax=None, title: str | None = Non
         raise ValueError("shares must be a DataFrame with columns 'A', 'B', 'C' and 'D' (fractions per row).")
     values = check_numeric_columns(shares, list("ABCD"), "shares", minimum=0.0, maximum=1.0)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8.5, 0.9 + 0.5 * len(shares)))
+        _, ax = plt.subplots(figsize=(7, 0.9 + 0.5 * len(shares)))
     left = np.zeros(len(shares))
     rows = np.arange(len(shares))
     for j, regime in enumerate("ABCD"):
@@ -125,7 +125,7 @@ def plot_pfr_cec(frame: pd.DataFrame, *, x: str = "PFR", y: str = "CEC", label: 
     pfr_line = None if pfr_line is None else check_number(pfr_line, "pfr_line", minimum=0.0)
     cec_line = None if cec_line is None else check_number(cec_line, "cec_line", minimum=0.0)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 5))
+        _, ax = plt.subplots(figsize=(7, 5))
     names = list(dict.fromkeys(frame[label]))
     if palette is None:
         palette = dict(zip(names, (GROUP_COLOURS + MORE_COLOURS) * 2, strict=False))  # more colours than names
@@ -187,7 +187,7 @@ def plot_flag_overlap(flags: pd.DataFrame, *, groups=None, group_order: Sequence
     """
     counts, order = _flag_counts(flags, groups, group_order, max_combinations)
     palette = group_palette(order) if groups is not None else {"all": "0.4"}
-    fig, (ax, ax_dots) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    fig, (ax, ax_dots) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     x = np.arange(len(counts))
     bottom = np.zeros(len(counts))
     for g in order:

@@ -130,7 +130,7 @@ def plot_changes(changes: pd.DataFrame, *, ax=None, title: str | None = None, wr
         raise ValueError(f"changes must be a describe_changes() table with columns {sorted(needed)}.")
     wrap = check_int(wrap, "wrap", minimum=1)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.8 + 0.55 * max(len(changes), 1)))
+        _, ax = plt.subplots(figsize=(7, 0.8 + 0.55 * max(len(changes), 1)))
     if changes.empty:
         ax.text(0.5, 0.5, "no change needed", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validation import check_bool, check_int, check_number
+from .._validation import check_bool, check_int, check_number, tidy_float
 
 __all__ = ["explorer", "slider", "dropdown", "check_explorer", "Explorer"]
 
@@ -172,7 +172,7 @@ def explorer(update: Callable[..., object], controls: Mapping[str, widgets.Widge
     box.output = output
     box.explorer_title = title
     box.update = update
-    output.outputs = _render(update, box.values(), raise_errors=True)
+    output.outputs = _render(update, box.arguments(), raise_errors=True)
     for control in controls.values():
         control.observe(box.redraw, names="value")
     return box
@@ -194,12 +194,22 @@ class Explorer(widgets.VBox):
     output: widgets.Output
 
     def values(self) -> dict:
-        """The current value of every control, by keyword."""
+        """The current value of every control, by keyword (as the controls hold them; ``restore`` takes them back)."""
         return {name: control.value for name, control in self.controls.items()}
+
+    def arguments(self) -> dict:
+        """The keywords ``update`` is called with: :meth:`values`, a float slider's value as the slider shows it.
+
+        A float slider stepped in the browser reports values such as 2.5000000000000004; ``update``
+        receives 2.5 (rounded to 12 significant digits), so a title written ``f"d = {d}"`` reads as
+        the slider does. A dropdown's value is passed as given (1/3 stays 1/3).
+        """
+        return {name: tidy_float(control.value) if isinstance(control, widgets.FloatSlider) else control.value
+                for name, control in self.controls.items()}
 
     def redraw(self, change=None) -> None:
         """Re-run ``update`` for the current values and replace the output (errors are shown, not raised)."""
-        self.output.outputs = _render(self.update, self.values(), raise_errors=False)
+        self.output.outputs = _render(self.update, self.arguments(), raise_errors=False)
 
     def _repr_mimebundle_(self, **kwargs):
         """The widget for a live kernel, plus an HTML note for pages rendered without one.

@@ -53,7 +53,7 @@ def plot_feasibility_graph(graph, positions, *, labels=None, favourable=None, gr
         raise ValueError(f"labels must give one label per node ({n}).")
     path = None if path is None else check_positions(path, "path", n)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 5.5))
+        _, ax = plt.subplots(figsize=(7, 5.5))
     G = graph.to_networkx()
     pos = {i: positions[i] for i in range(n)}
     _draw_graph(ax, G, pos, path, fill, ring, labels)
@@ -118,7 +118,7 @@ def plot_connectivity(table: pd.DataFrame, *, chosen: float | None = None, ax=No
         check_numeric_columns(table, column, "table", allow_nan=True)
     chosen = None if chosen is None else check_number(chosen, "chosen")
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.5))
+        _, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(table["epsilon"], 100 * table["singletons (share)"], marker="o", color="0.35", label="singleton nodes (%)")
     ax.plot(table["epsilon"], 100 * table["largest component (share)"], marker="s", color="#009E73",
             label="nodes in the largest component (%)")
@@ -153,7 +153,7 @@ def plot_attribute_change_frequency(table: pd.DataFrame, *, ax=None, title: str 
     check_numeric_columns(shares, list(shares.columns), "table's shares", minimum=0.0, maximum=1.0, allow_nan=True)
     shares = shares.loc[:, shares.max(axis=0) > min_share].astype(float)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * len(shares)))
+        _, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(shares)))
     labels = [f"{idx} (n={n})" for idx, n in zip(shares.index, table["covered"], strict=True)]
     sns.heatmap(100 * shares, annot=True, fmt=".0f", cmap="Blues", vmin=0, vmax=100, ax=ax,
                 cbar_kws={"label": "changed (% of covered)"}, yticklabels=labels)
@@ -194,7 +194,7 @@ def plot_auc_curves(results: dict, *, ax=None, title: str | None = None, group_o
     palette = group_palette(order)
     styles = ["-", "--", ":", "-."]
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.5))
+        _, ax = plt.subplots(figsize=(7, 4.5))
     x_name, y_name = {"kAUC": ("d", "coverage"), "dAUC": ("k", "coverage"), "cAUC": ("k", "cost")}[metric]
     symbol = {"kAUC": "k", "dAUC": "d", "cAUC": "c"}[metric]
     for group in order:

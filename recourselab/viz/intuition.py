@@ -135,7 +135,7 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
     picture = _check_picture(points, favourable, factual, boundary, nearest, recourse, path, actionability)
     text = _legend_text(labels)
     if ax is None:
-        _, ax = plt.subplots(figsize=(8.5, 5.2))
+        _, ax = plt.subplots(figsize=(7, 4.4))
     box = _frame(ax, picture)
     handles = {}  # legend entries by key, ordered at the end
     _draw_blocked(ax, picture, box, handles)

@@ -31,13 +31,53 @@ __all__ = ["sweep", "twin_chart", "Twin"]
 
 _MARKS = ("bar", "line", "point")
 _TWIN_CLASS = "recourselab-twin"
-# the controls under the chart (vega-embed puts them beside it), in the page's text size
-_TWIN_STYLE = ("<style>.recourselab-twin .vega-embed{flex-direction:column;align-items:flex-start}"
+# the controls under the chart (vega-embed puts them beside it), in the page's text size; the chart as wide as the
+# page's column (Vega-Lite's width "container"), and on a phone (< 600 px) each label above its slider
+_TWIN_STYLE = ("<style>.recourselab-twin .vega-embed{display:flex;flex-direction:column;align-items:stretch;width:100%}"
+               ".recourselab-twin .vega-embed>svg,.recourselab-twin .vega-embed>canvas{max-width:100%}"
                ".recourselab-twin .vega-bindings{font-size:0.85rem;margin:0.3rem 0 0 0.5rem}"
                ".recourselab-twin .vega-bind{margin-bottom:0.15rem}"
                ".recourselab-twin .vega-bind-name{display:inline-block;min-width:16rem}"
-               ".recourselab-twin .vega-bind input[type=range]{vertical-align:middle;width:14rem}"
-               ".recourselab-twin-caption{font-size:0.8rem;color:#555;margin-top:0.2rem}</style>")
+               ".recourselab-twin .vega-bind input[type=range]{vertical-align:middle;width:14rem;max-width:60vw}"
+               "@media (max-width:600px){.recourselab-twin .vega-bind-name{display:block;min-width:0}}"
+               ".recourselab-twin-caption,.recourselab-twin-offline{font-size:0.8rem;color:#555;margin-top:0.2rem}"
+               "</style>")
+# what a twin shows when Vega cannot be loaded (offline, or the CDN blocked): one line, not an error
+_OFFLINE_NOTE = ("The interactive chart needs Vega from the jsDelivr CDN, which could not be loaded (offline?); "
+                 "the static figure next to it shows the same sweep.")
+# the twin's loader: Vega, Vega-Lite and vega-embed from the CDN (once per page, shared by its twins), then the
+# chart; a script that fails to load shows the offline note, a chart that fails to draw says so in one line
+_LOADER = """<div id="%(id)s" class="recourselab-twin-chart"></div>
+<script type="text/javascript">
+(function (spec, options) {
+  const target = document.getElementById("%(id)s");
+  const urls = %(urls)s;
+  const note = (cls, text) => {
+    target.innerHTML = '<p class="' + cls + '"></p>'; target.firstChild.textContent = text; };
+  const offline = () => {  // one line instead of the chart, and no caption about sliders that are not there
+    note("recourselab-twin-offline", %(note)s);
+    const caption = target.parentElement.querySelector(".recourselab-twin-caption");
+    if (caption) caption.remove();
+  };
+  const draw = (embed) => embed(target, spec, options).catch(err => {
+    console.error(err); note("recourselab-twin-error", "The chart could not be drawn: " + err.message); });
+  if (typeof define === "function" && define.amd) {
+    requirejs.config({paths: {"vega": urls[0] + "?noext", "vega-lite": urls[1] + "?noext",
+                              "vega-embed": urls[2] + "?noext"}});
+    require(["vega-embed"], draw, offline);
+    return;
+  }
+  const load = (url) => new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = url; script.async = true; script.onload = resolve;
+    script.onerror = () => reject(new Error("could not load " + url));
+    document.head.appendChild(script);
+  });
+  window.recourselabVega = window.recourselabVega || (typeof vegaEmbed === "function" ? Promise.resolve() :
+    urls.reduce((done, url) => done.then(() => load(url)), Promise.resolve()));
+  window.recourselabVega.then(() => draw(vegaEmbed), offline);
+})(%(spec)s, %(options)s);
+</script>"""
 
 
 def sweep(compute: Callable[..., object], grid: Mapping[str, Sequence], *, fixed: Mapping[str, object] | None = None,
@@ -165,20 +205,26 @@ class Twin:
         The precomputed table, with the caller's column names.
     sliders : tuple of str
         The columns the sliders select on, in order.
+    fields : mapping of str to str, optional
+        Column -> its field name in the table embedded in the page.
     """
 
     chart: object
     frame: pd.DataFrame
     sliders: tuple
+    fields: Mapping | None = None  # column -> its field name in the embedded table (twin_chart sets it)
 
     def to_frame(self) -> pd.DataFrame:
         """The precomputed table (a copy)."""
         return self.frame.copy()
 
     def embedded_frame(self) -> pd.DataFrame:
-        """The table as embedded in the page (inline CSV in the spec, with the chart's field names), parsed back."""
-        values = self.spec["data"]["values"]
-        return pd.read_csv(io.StringIO(values), keep_default_na=False, na_values=[""])
+        """The table as embedded in the page (inline CSV in the spec, with the chart's field names), parsed back
+        as the browser parses it: each column with its declared type, an empty field as missing."""
+        data = self.spec["data"]
+        text = [name for name, kind in data.get("format", {}).get("parse", {}).items() if kind == "string"]
+        return pd.read_csv(io.StringIO(data["values"]), keep_default_na=False, na_values=[""],
+                           dtype={name: str for name in text})
 
     @property
     def spec(self) -> dict:
@@ -188,14 +234,15 @@ class Twin:
     def to_html(self) -> str:
         """The HTML block the book page embeds: chart, its loader, and a note for readers without JavaScript."""
         import altair as alt
-        from altair.utils.html import spec_to_html
 
         spec = self.spec
         digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
-        chart = spec_to_html(spec, mode="vega-lite", vega_version=alt.VEGA_VERSION,
-                             vegaembed_version=alt.VEGAEMBED_VERSION, vegalite_version=alt.VEGALITE_VERSION,
-                             template="universal", output_div=f"twin-{digest}",
-                             embed_options={"actions": False, "renderer": "svg"})
+        urls = [f"https://cdn.jsdelivr.net/npm/vega@{alt.VEGA_VERSION.split('.')[0]}",
+                f"https://cdn.jsdelivr.net/npm/vega-lite@{alt.VEGALITE_VERSION}",
+                f"https://cdn.jsdelivr.net/npm/vega-embed@{alt.VEGAEMBED_VERSION.split('.')[0]}"]
+        options = {"actions": False, "renderer": "svg", "mode": "vega-lite"}
+        chart = _LOADER % {"id": f"twin-{digest}", "urls": json.dumps(urls), "note": json.dumps(_OFFLINE_NOTE),
+                           "spec": json.dumps(spec).replace("</", "<\\/"), "options": json.dumps(options)}
         settings = int(np.prod([self.frame[c].nunique() for c in self.sliders]))
         return (f'<div class="{_TWIN_CLASS}">{_TWIN_STYLE}{chart}'
                 '<noscript><p><em>This interactive chart needs JavaScript; the static figure next to it shows the '
@@ -254,6 +301,39 @@ class Twin:
                          "ends_differ": shown[0] != shown[-1]})
         return pd.DataFrame(rows).set_index("slider")
 
+    def legend_rows(self, **setting) -> pd.Series:
+        """How many rows of each series the legend names the browser draws at one slider setting.
+
+        Read from the table as embedded in the page (:meth:`embedded_frame`: what the browser parses,
+        not :attr:`frame`) and filtered as the chart's filter does, at ``setting`` (default: the
+        opening one). A series with 0 rows is named by the legend and never drawn.
+
+        Returns
+        -------
+        pandas.Series
+            Series label -> rows drawn, in the legend's order (empty without a colour).
+        """
+        colour = self.spec.get("encoding", {}).get("color")
+        if not colour or not self.fields:
+            return pd.Series(dtype=int)
+        setting = {**self.defaults, **setting}
+        unknown = set(setting) - set(self.sliders)
+        if unknown:
+            raise ValueError(f"legend_rows() got {sorted(unknown)}, which are not sliders of this twin "
+                             f"({list(self.sliders)}).")
+        data = self.embedded_frame()
+        keep = np.ones(len(data), dtype=bool)
+        for name, value in setting.items():
+            column = data[self.fields[name]]
+            if pd.api.types.is_numeric_dtype(column):
+                same = np.abs(column.to_numpy(dtype=float) - float(value)) <= 1e-9 * max(1.0, abs(float(value)))
+            else:
+                same = (column == value).to_numpy()
+            keep &= same | column.isna().to_numpy()
+        shown = data.loc[keep, colour["field"]].astype(str)
+        levels = colour.get("scale", {}).get("domain") or colour.get("sort") or list(pd.unique(shown))
+        return pd.Series([int((shown == str(level)).sum()) for level in levels], index=levels, dtype=int)
+
     @property
     def defaults(self) -> dict:
         """The slider values the chart opens with."""
@@ -297,20 +377,30 @@ def _safe_name(column: str, taken: set) -> str:
 
 def _inline_csv(frame: pd.DataFrame):
     """The table as inline CSV for Vega-Lite (a third of the size of JSON rows), numbers to 6 significant digits,
-    missing values as empty fields (parsed as null, which the slider filters let through)."""
+    missing values as empty fields, which Vega parses as null (numbers and text alike: every column is parsed
+    with a type) and the slider filters let through. A missing label written as the text "nan" would match no
+    slider value, and its rows would never be drawn."""
     import altair as alt
 
     numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
-    text = frame.astype({c: str for c in frame.columns if c not in numeric})
+    text = frame.astype({c: object for c in frame.columns if c not in numeric})
+    for column in text.columns:
+        if column not in numeric:
+            text[column] = [value if _missing(value) else str(value) for value in text[column]]
     csv = text.to_csv(index=False, float_format="%.6g", lineterminator="\n")
-    return alt.Data(values=csv, format=alt.DataFormat(type="csv", parse={c: "number" for c in numeric}))
+    parse = {c: "number" if c in numeric else "string" for c in frame.columns}
+    return alt.Data(values=csv, format=alt.DataFormat(type="csv", parse=parse))
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)) or value is pd.NA
 
 
 def twin_chart(frame: pd.DataFrame, *, x: str, y: str, sliders: Mapping[str, str], title: str, x_title: str,
                y_title: str, color: str | None = None, color_title: str | None = None, mark: str = "bar",
                defaults: Mapping[str, object] | None = None, tooltip: Sequence[str] = (), stack: bool = True,
                x_domain: Sequence[float] | None = None, y_domain: Sequence[float] | None = None,
-               x_scale: str = "linear", colors: Mapping[str, str] | None = None, width: int = 480,
+               x_scale: str = "linear", colors: Mapping[str, str] | None = None, width: int | str = "container",
                height: int | None = None, max_rows: int = 20_000) -> Twin:
     """A kernel-free interactive twin of an explorer: sliders that filter a precomputed table.
 
@@ -361,8 +451,11 @@ def twin_chart(frame: pd.DataFrame, *, x: str, y: str, sliders: Mapping[str, str
         Scale of a numeric x axis.
     colors : mapping of str to str, optional
         Colour for each value of ``color`` (e.g. the book's group colours).
-    width, height : int
-        Plot size in pixels (height default: 28 per category for bars, else 260).
+    width : int or "container", default "container"
+        Plot width in pixels, or ``"container"``: as wide as the page's column
+        (a phone too), redrawn when the window is resized.
+    height : int, optional
+        Plot height in pixels (default: 28 per category for bars, else 260).
     max_rows : int, default 20000
         Largest accepted table (the table is embedded in the page).
 
@@ -379,8 +472,9 @@ def twin_chart(frame: pd.DataFrame, *, x: str, y: str, sliders: Mapping[str, str
     ValueError
         If a column is missing, a numeric axis value is NaN or infinite, a
         slider has fewer than two values or an infinite one, a default is not
-        among a slider's values, the mark or scale is unknown, or the table is
-        larger than ``max_rows``.
+        among a slider's values, the mark or scale is unknown, the table is
+        larger than ``max_rows``, or the legend names a series that the
+        opening chart does not draw (:meth:`Twin.legend_rows`).
 
     Examples
     --------
@@ -412,7 +506,13 @@ def twin_chart(frame: pd.DataFrame, *, x: str, y: str, sliders: Mapping[str, str
              .properties(title=title, width=width, height=_height(frame, y, color, mark, stack, height))
              .configure_title(fontSize=14).configure_axis(labelFontSize=11, titleFontSize=12)
              .configure_legend(labelFontSize=11, titleFontSize=12))
-    return Twin(chart=chart, frame=frame.copy(), sliders=tuple(sliders))
+    twin = Twin(chart=chart, frame=frame.copy(), sliders=tuple(sliders), fields={c: names[c] for c in sliders})
+    drawn = twin.legend_rows()
+    if (drawn == 0).any():
+        raise ValueError(f"the legend names {drawn.index[drawn == 0].tolist()}, but the chart draws no row of them "
+                         f"at its opening setting {twin.defaults}; give those rows a slider value the chart opens "
+                         "with, or a missing one (shown at every value).")
+    return twin
 
 
 def _check_twin_frame(frame, x, y, color, sliders, tooltip, max_rows) -> list:
@@ -460,7 +560,8 @@ def _check_twin_options(title, x_title, y_title, mark, x_scale, defaults, slider
     unknown = set(defaults or {}) - set(sliders)
     if unknown:
         raise ValueError(f"defaults names {sorted(unknown)}, which are not sliders ({list(sliders)}).")
-    check_int(width, "width", minimum=1)
+    if width != "container":
+        check_int(width, "width", minimum=1)
     if height is not None:
         check_int(height, "height", minimum=1)
 

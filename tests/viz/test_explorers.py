@@ -167,3 +167,16 @@ def test_explorer_calls_update_with_control_values():
     assert calls[-1] == (7, "a")
     assert isinstance(viz.slider("x", 0.5, 0.0, 1.0, 0.25), ipywidgets.FloatSlider)
     assert viz.dropdown("who", ["a", "b"], value="b").value == "b"
+
+
+def test_update_sees_a_float_as_the_slider_shows_it_and_restore_takes_the_raw_values(shell):
+    seen = []
+    box = viz.explorer(lambda d, k: seen.append((d, k)), {"d": viz.slider("d", 1.0, 0.0, 5.0, 0.1),
+                                                          "k": viz.dropdown("k", {"one third": 1 / 3, "half": 0.5})})
+    box.controls["d"].value = 2.5000000000000004  # what stepping a float slider in the browser can give
+    assert seen[-1] == (2.5, 1 / 3) and f"d = {seen[-1][0]}" == "d = 2.5"
+    raw = box.values()
+    assert raw["k"] == 1 / 3  # values() keeps what the controls hold, so restore() can set it back
+    box.controls["k"].value = 0.5
+    box.restore(raw)
+    assert box.controls["k"].value == 1 / 3

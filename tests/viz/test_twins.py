@@ -67,7 +67,8 @@ def test_the_spec_has_a_bound_parameter_per_slider_and_every_value_in_its_data(t
     assert params["twin_1"]["bind"]["input"] == "select"
     assert params["twin_1"]["bind"]["options"] == [0.5, 1.0, 2.5]
     assert params["twin_1"]["value"] == 0.5
-    assert spec["data"]["format"] == {"type": "csv", "parse": {"covered": "number", "k": "number", "d": "number"}}
+    assert spec["data"]["format"] == {"type": "csv", "parse": {"covered": "number", "group": "string", "k": "number",
+                                                               "d": "number"}}
     data = twin.embedded_frame()  # the inline CSV the page embeds, parsed back
     assert len(data) == len(table) and list(data.columns) == ["covered", "group", "k", "d"]
     assert set(data["k"]) == {1, 2, 3} and set(data["d"]) == {0.5, 1.0, 2.5}
@@ -220,3 +221,37 @@ def test_the_static_page_tools_map_cdn_urls_and_clean_scripts():
     assert [s.filename or None for s in kept] == ["_static/doctools.js", None,
                                                   "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"]
     assert kept[1].attributes["body"] == thebe  # declared once, not twice
+
+
+def test_every_series_the_legend_names_is_drawn_where_a_label_is_missing():
+    # fair_ranking's twin: a reference line stored once, its slider columns missing (NaN in a text column too)
+    curves = viz.sweep(lambda tolerance, blocks: pd.DataFrame({"method": "RAGUEL", "k": [1, 10],
+                                                               "rho": [0.5, 0.8 + blocks / 100]}),
+                       {"tolerance": ["1/2", "1/3"], "blocks": [2, 10]})
+    line = pd.DataFrame({"method": "ρ = 0.9", "k": [1, 10], "rho": 0.9})
+    frame = pd.concat([curves, line], ignore_index=True)
+    assert frame["tolerance"].isna().sum() == 2
+    twin = viz.twin_chart(frame, x="k", y="rho", color="method", mark="line",
+                          sliders={"tolerance": "tolerance t", "blocks": "blocks"}, defaults={"tolerance": "1/3"},
+                          title="t", x_title="k", y_title="ρ")
+    assert "\n1,0.9,ρ = 0.9,,\n" in twin.spec["data"]["values"]  # empty fields, not the text "nan"
+    assert twin.spec["data"]["format"]["parse"]["tolerance"] == "string"  # so Vega reads "" as null
+    assert twin.legend_rows().to_dict() == {"RAGUEL": 2, "ρ = 0.9": 2}
+    assert twin.legend_rows(tolerance="1/2", blocks=10).to_dict() == {"RAGUEL": 2, "ρ = 0.9": 2}
+    # a series whose rows match no opening setting is an error, not a legend entry without a line
+    lost = frame.assign(tolerance=frame["tolerance"].fillna("nan"))
+    with pytest.raises(ValueError, match=r"the legend names \['ρ = 0.9'\], but the chart draws no row"):
+        viz.twin_chart(lost, x="k", y="rho", color="method", mark="line", sliders={"tolerance": "t", "blocks": "b"},
+                       title="t", x_title="k", y_title="ρ")
+
+
+def test_the_twin_fills_its_column_and_shows_a_note_when_vega_cannot_load(table):
+    twin = make(table)
+    assert twin.spec["width"] == "container"
+    assert make(table, width=480).spec["width"] == 480
+    page = twin.to_html()
+    # the loader: a failed script shows the one-line offline note (class recourselab-twin-offline), never red text
+    assert "recourselab-twin-offline" in page and "could not be loaded (offline?)" in page
+    assert "color:red" not in page and "Error loading script" not in page
+    assert "https://cdn.jsdelivr.net/npm/vega@6" in page and "https://cdn.jsdelivr.net/npm/vega-embed@7" in page
+    assert "@media (max-width:600px)" in page  # on a phone each slider's label sits above it
