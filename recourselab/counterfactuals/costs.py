@@ -75,7 +75,7 @@ def mad_l1_cost(reference: pd.DataFrame, x, x_new) -> float:
     mad = np.median(np.abs(values - np.median(values, axis=0)), axis=0)
     moved = after != before
     if (moved & (mad == 0)).any():
-        zero = [f for f, m, z in zip(features, moved, mad == 0) if m and z]
+        zero = [f for f, z in zip(features, moved & (mad == 0), strict=True) if z]
         raise ValueError(f"features {zero} have a median absolute deviation of 0 in reference (more than half "
                          "the people share one value), so a change of them has no finite MAD-scaled cost.")
     return float(np.sum(np.abs(after - before)[moved] / mad[moved]))
