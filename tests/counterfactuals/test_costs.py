@@ -1,4 +1,4 @@
-"""mad_l1_cost (Wachter et al.) and percentile_shift_cost (Ustun et al.): the formulas by hand, bad input."""
+"""mad_l1_cost (Wachter et al.) and percentile_shift_cost (Ustun et al.): the formulas by hand."""
 
 import numpy as np
 import pandas as pd
@@ -39,16 +39,3 @@ def test_percentile_shift_lies_in_the_unit_interval_and_ignores_monotone_rescali
     assert 0 <= cost <= 1
     logged = PEOPLE.assign(age=np.log1p(PEOPLE["age"]))
     assert percentile_shift_cost(logged, {"age": np.log1p(a)}, {"age": np.log1p(b)}) == pytest.approx(cost)
-
-
-def test_bad_input_names_what_to_do():
-    with pytest.raises(ValueError, match="median absolute deviation of 0"):
-        mad_l1_cost(pd.DataFrame({"n": [0, 0, 0, 1]}), {"n": 0}, {"n": 1})
-    with pytest.raises(ValueError, match="same features"):
-        mad_l1_cost(PEOPLE, {"age": 30}, {"debt": 1.0})
-    with pytest.raises(ValueError, match="not columns"):
-        percentile_shift_cost(PEOPLE, {"income": 1}, {"income": 2})
-    with pytest.raises(ValueError, match="not numeric"):
-        percentile_shift_cost(PEOPLE, {"sex": "f"}, {"sex": "m"})
-    with pytest.raises(TypeError, match="DataFrame"):
-        mad_l1_cost(PEOPLE.to_numpy(), {"age": 30}, {"age": 31})
