@@ -3,13 +3,16 @@
 Recourse among observed people (``nearest``: the nearest approved people an
 applicant could become, actionable by default), the burden of recourse across
 groups (``groups``: costs and coverage curves), recourse to a linear boundary
-(``linear``: closed form or MIP, actionable by default with an encoder), and
-the same algorithms written literally for reading (``paper``).
+(``linear``: closed form or MIP, actionable by default with an encoder), the
+papers' costs priced by the data's spread (``costs``: Wachter's MAD-scaled L1,
+Ustun's percentile shift), and the same algorithms written literally for
+reading (``paper``).
 """
 
-from . import groups, linear, nearest
+from . import costs, groups, linear, nearest
+from .costs import *  # noqa: F401,F403
 from .groups import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .nearest import *  # noqa: F401,F403
 
-__all__ = nearest.__all__ + groups.__all__ + linear.__all__
+__all__ = nearest.__all__ + groups.__all__ + linear.__all__ + costs.__all__

@@ -135,7 +135,7 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
     picture = _check_picture(points, favourable, factual, boundary, nearest, recourse, path, actionability)
     text = _legend_text(labels)
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4.4))
+        _, ax = plt.subplots(figsize=(7.0, 6.2))  # at most 7 in wide: readable on a phone
     box = _frame(ax, picture)
     handles = {}  # legend entries by key, ordered at the end
     _draw_blocked(ax, picture, box, handles)
@@ -144,8 +144,9 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
     _draw_answers(ax, picture, handles)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title or "")
     keys = [k for k in _INTUITION_LABELS if k in handles]  # the order of the defaults: data, then the answers
-    ax.legend([handles[k] for k in keys], [text[k] for k in keys], loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              fontsize=8.5, frameon=False)
+    # below the axes, in the theme's font size, so the figure stays as wide as its axes
+    ax.legend([handles[k] for k in keys], [text[k] for k in keys], loc="upper center", bbox_to_anchor=(0.5, -0.13),
+              ncol=2, frameon=False)
     return ax
 
 

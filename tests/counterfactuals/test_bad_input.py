@@ -12,7 +12,9 @@ from recourselab.counterfactuals import (
     coverage_by_group,
     describe_changes,
     linear_recourse,
+    mad_l1_cost,
     nearest_counterfactuals,
+    percentile_shift_cost,
     recourse_by_group,
 )
 from recourselab.features import Encoder, FeatureSpec
@@ -179,6 +181,17 @@ CASES = [
     ("linear: fractional level steps", lambda: linear_recourse(Z, [1, 1, 1], -5.0, encoder=ENC, method="mip",
                                                                steps=[np.nan, np.nan, 0.3]), ValueError,
      r"steps\[2\] = 0.3 for the discrete column 'savings'; it must be a whole number of its steps"),
+    ("mad: no spread", lambda: mad_l1_cost(pd.DataFrame({"n": [0, 0, 0, 1]}), {"n": 0}, {"n": 1}), ValueError,
+     r"features \['n'\] have a median absolute deviation of 0"),
+    ("mad: other features", lambda: mad_l1_cost(FRAME, {"age": 30}, {"debt": 1.0}), ValueError,
+     "must name the same features"),
+    ("mad: not a frame", lambda: mad_l1_cost(FRAME.to_numpy(), {"age": 30}, {"age": 31}), TypeError,
+     "reference must be a DataFrame"),
+    ("mad: not a mapping", lambda: mad_l1_cost(FRAME, [30], [31]), TypeError, "x and x_new must be mappings"),
+    ("percentile: unknown feature", lambda: percentile_shift_cost(FRAME, {"income": 1}, {"income": 2}),
+     ValueError, r"features \['income'\] are not columns of reference"),
+    ("percentile: not numeric", lambda: percentile_shift_cost(FRAME.assign(s="a"), {"s": "a"}, {"s": "b"}),
+     ValueError, "feature 's' is not numeric"),
 ]
 
 
@@ -193,6 +206,6 @@ def test_the_table_covers_every_public_function():
 
     functions = {name for name in package.__all__ if callable(getattr(package, name)) and name[0].islower()}
     covered = {c[0].split(":")[0] for c in CASES}
-    assert {"nearest", "describe", "by group", "coverage", "linear"} == covered
+    assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile"} == covered
     assert functions == {"nearest_counterfactuals", "describe_changes", "recourse_by_group", "coverage_by_group",
-                         "linear_recourse"}
+                         "linear_recourse", "mad_l1_cost", "percentile_shift_cost"}
