@@ -113,7 +113,7 @@ NAMESPACED = re.compile(r"txt\.[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _pages():
-    return sorted(BOOK.glob("*.md")) + sorted(BOOK.glob("appendix/*.md"))
+    return sorted(BOOK.glob("*.md")) + sorted(BOOK.glob("appendix/*.md")) + sorted(BOOK.glob("reports/*.md"))
 
 
 def _hidden_cells_module():

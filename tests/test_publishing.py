@@ -139,7 +139,7 @@ def _chapters() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]]
     for part in toc["parts"]:
-        if part["caption"] != "Appendices":
+        if part["caption"] not in ("Appendices", "Reproducing the papers"):  # reports are read, not taught
             files += [entry["file"] for entry in part["chapters"]]
     return [Path(f).name for f in files if Path(f).name != "teaching"]
 

@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from .._validation import check_array, check_integers
 from ..features import Encoder, check_encoder
-from .graph import _PAIR_CHUNK, _radius_pairs, node_positions
+from .graph import _PAIR_CHUNK, _pairs_in_blocks, node_positions
 
 __all__ = ["connectivity_by_epsilon", "choose_epsilon", "EpsilonChoice"]
 
@@ -101,7 +101,7 @@ def connectivity_by_epsilon(Z, epsilons, *, encoder: Encoder | None = None, sour
         raise ValueError("give sources and targets together (row positions), or neither.")
     if sources is not None:
         sources, targets = node_positions(sources, len(Z), "sources"), node_positions(targets, len(Z), "targets")
-    rows, cols, dist = _radius_pairs(Z, float(epsilons[-1]))
+    rows, cols, dist = _pairs_in_blocks(Z, float(epsilons[-1]), encoder)
     if encoder is not None and rows.size:
         keep = np.concatenate([encoder.feasible(Z[rows[s:s + _PAIR_CHUNK]], Z[cols[s:s + _PAIR_CHUNK]])
                                for s in range(0, rows.size, _PAIR_CHUNK)])

@@ -17,6 +17,7 @@ chunks, and reachability, shortest paths and components come from
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -167,6 +168,41 @@ class FeasibilityGraph:
         if cost == "l2":
             out = np.where(np.isfinite(out), cdist(self.Z[sources], self.Z[targets]), np.inf)
         return out
+
+    def restrict(self, epsilon: float) -> FeasibilityGraph:
+        """The graph at a smaller epsilon: the edges at most ``epsilon`` long, with their weights.
+
+        Whether an edge exists and what it weighs do not depend on the epsilon the
+        graph was built with (the KDE weight uses node densities only), so this is
+        the graph :func:`build_feasibility_graph` builds at ``epsilon`` (unless its
+        KDE weights had to be rescaled, ``log_weight_scale != 0``: then the unit of
+        the weights may differ), without a new neighbour query. Sweep epsilon by
+        building once at the largest value and restricting.
+
+        Parameters
+        ----------
+        epsilon : float
+            Largest step, > 0 and at most the graph's own ``epsilon``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = build_feasibility_graph(np.array([[0.0], [0.1], [0.3]]), 0.25, weighting="hops")
+        >>> g.n_edges, g.restrict(0.15).n_edges
+        (4, 2)
+        """
+        epsilon = check_number(epsilon, "epsilon", minimum=0.0, strict_minimum=True)
+        if epsilon > self.epsilon:
+            raise ValueError(f"epsilon={epsilon:g} is above the graph's epsilon={self.epsilon:g}; restrict can only "
+                             "drop edges. Build the graph at the largest epsilon you need.")
+        L, A = self.lengths.tocoo(), self.adjacency.tocoo()
+        if not (np.array_equal(L.row, A.row) and np.array_equal(L.col, A.col)):  # same edges, same order
+            raise ValueError("the graph's lengths and adjacency hold different edges; build it with "
+                             "build_feasibility_graph.")
+        keep = L.data <= epsilon
+        edges = (L.row[keep], L.col[keep])
+        return dataclasses.replace(self, adjacency=csr_matrix((A.data[keep], edges), shape=A.shape),
+                                   lengths=csr_matrix((L.data[keep], edges), shape=L.shape), epsilon=epsilon)
 
     def to_networkx(self) -> nx.DiGraph:
         """The graph as a :class:`networkx.DiGraph` with ``weight`` and ``length`` edge attributes."""
@@ -321,11 +357,45 @@ def _radius_pairs(Z: np.ndarray, epsilon: float):
     return rows[keep], cols[keep], dist[keep]
 
 
+def _immutable_blocks(Z: np.ndarray, encoder: Encoder | None) -> np.ndarray | None:
+    """A block label per row: rows share a block when every immutable discrete feature has the same level.
+
+    A feasible move never changes an immutable feature, so pairs need only be searched inside a
+    block. Only discrete features are used: their encoded levels are exact, so equal levels give
+    equal numbers (a continuous immutable feature is left to :meth:`Encoder.feasible`'s tolerance).
+    None when there is no such feature.
+    """
+    if encoder is None:
+        return None
+    columns = [np.arange(encoder.slices_[s.name].start, encoder.slices_[s.name].stop) for s in encoder.specs_
+               if s.actionability == "immutable" and s.kind != "continuous"]
+    if not columns:
+        return None
+    return np.unique(Z[:, np.concatenate(columns)], axis=0, return_inverse=True)[1].ravel()
+
+
+def _pairs_in_blocks(Z: np.ndarray, epsilon: float, encoder: Encoder | None):
+    """:func:`_radius_pairs`, searched inside the blocks of :func:`_immutable_blocks` (all rows if none)."""
+    labels = _immutable_blocks(Z, encoder)
+    if labels is None:
+        return _radius_pairs(Z, epsilon)
+    found = [(np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0))]
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        if members.size > 1:
+            rows, cols, dist = _radius_pairs(Z[members], epsilon)
+            found.append((members[rows], members[cols], dist))
+    rows, cols, dist = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    return rows, cols, dist
+
+
 def _feasible_edges(Z: np.ndarray, epsilon: float, encoder: Encoder | None):
     """Step 1: the ordered pairs within epsilon whose move is feasible, and their lengths."""
-    rows, cols, dist = _radius_pairs(Z, epsilon)
+    rows, cols, dist = _pairs_in_blocks(Z, epsilon, encoder)
     if rows.size == 0 and len(Z) > 1:
         nearest = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[0][:, 1]
+        if nearest.min() <= epsilon:  # pairs within epsilon exist, but each changes an immutable feature
+            return rows, cols, dist
         raise ValueError(
             f"epsilon={epsilon} leaves all {len(Z)} nodes without an edge; the median nearest-neighbour "
             f"distance is {np.median(nearest):.3g}. Choose a larger epsilon (see connectivity_by_epsilon)."

@@ -503,3 +503,56 @@ def test_a_relaxed_target_can_break_the_advice_policy_and_the_actionable_one_doe
     # another encoder may be given, e.g. for a graph built without one
     bare = build_feasibility_graph(encoder.transform(frame), 1.1, weighting="distance")
     assert face_counterfactuals(bare, [0], [1, 2], actionable=True, encoder=encoder).target.tolist() == [1]
+
+
+@settings(max_examples=30)
+@given(specs_and_frames(min_rows=2, max_rows=18), st.floats(0.2, 2.0), st.floats(0.05, 1.0),
+       st.sampled_from(["kde", "distance", "hops"]))
+def test_restrict_equals_a_build_at_the_smaller_epsilon(data, epsilon, fraction, weighting):
+    enc, Z = encoded(data)
+    try:
+        big = build_feasibility_graph(Z, epsilon, encoder=enc, weighting=weighting)
+    except ValueError:  # no edge at all
+        return
+    small_epsilon = epsilon * fraction
+    try:
+        small = build_feasibility_graph(Z, small_epsilon, encoder=enc, weighting=weighting)
+    except ValueError:
+        assert big.restrict(small_epsilon).n_edges == 0
+        return
+    restricted = big.restrict(small_epsilon)
+    assert restricted.epsilon == small_epsilon and edge_set(restricted) == edge_set(small)
+    if big.log_weight_scale == small.log_weight_scale == 0:
+        np.testing.assert_allclose(restricted.adjacency.toarray(), small.adjacency.toarray(), rtol=1e-9)
+    np.testing.assert_array_equal(restricted.lengths.toarray(), small.lengths.toarray())
+    assert (restricted.components() == small.components()).all()
+
+
+def test_restrict_cannot_add_edges():
+    graph = build_feasibility_graph(np.array([[0.0], [0.1], [0.3]]), 0.25, weighting="hops")
+    with pytest.raises(ValueError, match="above the graph's epsilon"):
+        graph.restrict(0.5)
+
+
+@settings(max_examples=40)
+@given(specs_and_frames(min_rows=2, max_rows=18), st.floats(0.1, 2.5))
+def test_the_edges_are_every_feasible_pair_within_epsilon(data, epsilon):
+    # the pairs are searched inside blocks of rows sharing every immutable discrete feature; none may be lost
+    enc, Z = encoded(data)
+    near = cdist(Z, Z) <= epsilon
+    expected = {(i, j) for i, j in zip(*np.nonzero(near & enc.feasible_pairs(Z, Z)), strict=True) if i != j}
+    try:
+        graph = build_feasibility_graph(Z, epsilon, encoder=enc, weighting="hops")
+    except ValueError:  # no pair within epsilon at all
+        assert not (near & ~np.eye(len(Z), dtype=bool)).any()
+        return
+    assert edge_set(graph) == expected
+
+
+def test_pairs_that_only_change_an_immutable_feature_give_an_empty_graph_not_an_error():
+    frame = pd.DataFrame({"x": [0.0, 1.0], "g": ["a", "b"]})
+    enc = Encoder([FeatureSpec("x", "continuous"), FeatureSpec("g", "binary", "immutable", order=["a", "b"])])
+    Z = enc.fit(frame).transform(frame)
+    assert build_feasibility_graph(Z, 1.5, encoder=enc, weighting="hops").n_edges == 0  # the one pair changes g
+    with pytest.raises(ValueError, match="without an edge"):
+        build_feasibility_graph(Z, 0.5, encoder=enc, weighting="hops")
