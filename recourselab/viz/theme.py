@@ -42,7 +42,7 @@ def set_theme(context: str = "notebook") -> None:
 
     Sizes are chosen for a phone as much as for a desktop: a figure is drawn 6.4 in wide by
     default (at most ~7 in: the page shows it at the column's width, 350-750 CSS px) and its
-    text is seaborn's ``context`` sizes scaled by :data:`FONT_SCALE`, so that the tick labels
+    text is seaborn's ``context`` sizes scaled by ``FONT_SCALE`` (1.15), so that the tick labels
     of a 6.4 in figure still show at about 9 CSS px in a 390 px phone's column (and at 17 px
     at full size on a desktop); ``tools/check_static_pages.py --widths 390`` measures it.
 
