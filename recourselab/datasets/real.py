@@ -86,7 +86,7 @@ def _german_features() -> tuple[FeatureSpec, ...]:
         FeatureSpec("employment_since", "ordinal", "increase", max_change=1,
                     order=list(L["employment_since"].values()),
                     description="Present employment since"),
-        FeatureSpec("installment_rate", "ordinal", "decrease", order=[1, 2, 3, 4],
+        FeatureSpec("installment_rate", "ordinal", "decrease", order=[1, 2, 3, 4], advise="never",
                     description="Instalment rate in % of disposable income (UCI classes 1-4)"),
         FeatureSpec("sex", "binary", "immutable", order=["female", "male"],
                     description="Sex, from the personal-status code"),
@@ -97,7 +97,7 @@ def _german_features() -> tuple[FeatureSpec, ...]:
                     description="Other debtors or guarantors"),
         FeatureSpec("residence_since", "ordinal", "free", advise="never", order=[1, 2, 3, 4],
                     description="Present residence since (UCI classes 1-4)"),
-        FeatureSpec("property", "ordinal", "increase", max_change=1,
+        FeatureSpec("property", "ordinal", "increase", advise="never",
                     order=[L["property"][c] for c in ("A124", "A123", "A122", "A121")],
                     description="Most valuable property (FACEGroup's ↓ on the codes = towards real estate)"),
         FeatureSpec("age", "continuous", "increase", unit="years", advise="never", description="Age"),
@@ -143,11 +143,13 @@ def load_german_credit() -> Dataset:
     (time passes, but "be older" is no advice), credit history (a past record),
     the purpose of the loan (the applicant's need), residence, housing, other
     instalment plans (no order a person could be advised along), the people
-    the applicant supports, and the immutable sex, marital status and
-    foreign-worker status. Existing credits may only be advised down. Caps on
-    a plausible change before the next application: duration at most 12
-    months shorter, savings and checking account at most two levels up,
-    employment, property and job at most one level.
+    the applicant supports, the instalment rate and property (under
+    Grömping's corrected code table their allowed direction points the other
+    way, so no direction is safe to advise), and the immutable sex, marital
+    status and foreign-worker status. Existing credits may only be advised
+    down. Caps on a plausible change before the next application: duration at
+    most 12 months shorter, savings and checking account at most two levels
+    up, employment and job at most one level.
 
     Returns
     -------

@@ -208,3 +208,15 @@ def test_synthetic_world_reads_a_string_as_one_column():
     world = make_loan_scm(100, random_state=0)
     again = replace(world, protected="gender", features="annual_salary")
     assert again.protected == ("gender",) and again.features == ("annual_salary",)
+
+
+def test_german_credit_advice_policy(german):
+    # the book's advice policy (book/appendix/datasets.md, "advice-policy"): allowed is not advised
+    never = {"age", "credit_history", "purpose", "residence_since", "housing", "other_installment_plans",
+             "people_liable", "sex", "marital_status", "foreign_worker",
+             # Grömping's corrected code table reverses the direction the papers allow for these two
+             "installment_rate", "property"}
+    directions = {s.name: s.advice_direction for s in german.features}
+    assert {name for name, direction in directions.items() if direction == "never"} == never
+    assert directions["existing_credits"] == "decrease"
+    assert directions["credit_amount"] == "decrease" and directions["savings"] == "increase"
