@@ -20,12 +20,14 @@ _INTUITION_LABELS = {
     "factual": "the refused applicant",
     "boundary": "decision boundary (approved side shaded)",
     "blocked": "unreachable: breaks actionability",
-    "nearest": "nearest counterfactual",
+    "counterfactual": "nearest counterfactual (any point)",
+    "nearest": "nearest approved person",
     "recourse": "recourse to the boundary",
     "path": "FACE path through observed people",
 }
 # marker colours: the colour-blind palette's colours that are neither group colours nor the decision green
-_INTUITION_COLOURS = {"nearest": "#E69F00", "recourse": "#CC79A7", "path": "0.2", "blocked": "0.72"}
+_INTUITION_COLOURS = {"counterfactual": "#56B4E9", "nearest": "#E69F00", "recourse": "#CC79A7", "path": "0.2",
+                      "blocked": "0.72"}
 
 
 @dataclass(frozen=True)
@@ -38,22 +40,27 @@ class _Picture:
     boundary: tuple | None
     nearest: int | None
     recourse: np.ndarray | None
+    counterfactual: np.ndarray | None
     path: np.ndarray | None
     actionability: tuple
 
 
 def plot_recourse_intuition(points, favourable, factual, *, boundary=None, nearest=None, recourse=None, path=None,
-                            actionability=("free", "free"), labels: dict | None = None, xlabel: str = "",
-                            ylabel: str = "", title: str | None = None, ax=None):
+                            counterfactual=None, actionability=("free", "free"), labels: dict | None = None,
+                            xlabel: str = "", ylabel: str = "", title: str | None = None, ax=None):
     """One refused applicant in a two-feature world: what flips the decision, and what she can actually do.
 
     Draws, in the units of the two features, the observed people (filled green
     = approved, white = refused, as in :func:`plot_feasibility_graph`), the
     model's linear decision boundary with its approved side shaded, the region
     the applicant cannot reach under the features' actionability (hatched), and
-    up to three answers to "what would get her approved?":
+    up to four answers to "what would get her approved?":
 
-    * the **nearest counterfactual** (orange ring, dashed arrow): the closest
+    * the **nearest counterfactual** (blue cross, dotted arrow): the cheapest
+      point the model approves, anyone's profile or no one's, whether or not
+      she could move there (e.g. :func:`~recourselab.counterfactuals.linear_recourse`
+      without an encoder);
+    * the **nearest approved person** (orange ring, dashed arrow): the closest
       observed approved person, whether or not she could become them
       (:func:`~recourselab.counterfactuals.nearest_counterfactuals` with
       ``feasible_only=False``);
@@ -65,9 +72,9 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
       (:func:`~recourselab.group_counterfactuals.face_counterfactuals`).
 
     The function draws what it is given; it checks that the picture is
-    consistent (the applicant is refused, the nearest counterfactual and the
-    path's end are approved, the recourse and the decisions agree with the
-    boundary) but not feasibility, which needs the feature specifications:
+    consistent (the applicant is refused, the nearest approved person and the
+    path's end are approved, the recourse, the counterfactual and the decisions
+    agree with the boundary) but not feasibility, which needs the feature specifications:
     assert that with :meth:`Encoder.feasible <recourselab.features.Encoder.feasible>`
     before drawing.
 
@@ -85,10 +92,13 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
         :math:`(c_x, c_y)` and ``intercept`` = :math:`b`. Every entry of
         ``favourable`` must agree with it.
     nearest : int, optional
-        Row of the nearest counterfactual (an approved person).
+        Row of the nearest approved person.
     recourse : array-like of shape (2,), optional
         Where the recourse lands, in the units of ``points``; on the approved
         side of ``boundary`` when both are given.
+    counterfactual : array-like of shape (2,), optional
+        The nearest counterfactual, in the units of ``points``; on the
+        approved side of ``boundary`` when both are given.
     path : sequence of int, optional
         Rows of ``points`` along a FACE path: the first is ``factual``, the
         last an approved person.
@@ -102,7 +112,7 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
     labels : dict, optional
         Legend text replacing the defaults for any of the keys
         ``"approved"``, ``"refused"``, ``"factual"``, ``"boundary"``,
-        ``"blocked"``, ``"nearest"``, ``"recourse"``, ``"path"``.
+        ``"blocked"``, ``"counterfactual"``, ``"nearest"``, ``"recourse"``, ``"path"``.
     xlabel, ylabel : str
         Axis labels; name the feature and its unit.
     title : str, optional
@@ -132,7 +142,8 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['approved (observed person)', 'refused (observed person)']
     """
-    picture = _check_picture(points, favourable, factual, boundary, nearest, recourse, path, actionability)
+    picture = _check_picture(points, favourable, factual, boundary, nearest, recourse, counterfactual, path,
+                             actionability)
     text = _legend_text(labels)
     if ax is None:
         _, ax = plt.subplots(figsize=(7.0, 6.2))  # at most 7 in wide: readable on a phone
@@ -151,7 +162,8 @@ def plot_recourse_intuition(points, favourable, factual, *, boundary=None, neare
 
 
 # ---------------------------------------------------------------------------------------------- checks
-def _check_picture(points, favourable, factual, boundary, nearest, recourse, path, actionability) -> _Picture:
+def _check_picture(points, favourable, factual, boundary, nearest, recourse, counterfactual, path,
+                   actionability) -> _Picture:
     """Every input checked, and the picture consistent (decisions, boundary, answers)."""
     points = check_array(points, "points", ndim=2, width=2)
     n = len(points)
@@ -162,16 +174,18 @@ def _check_picture(points, favourable, factual, boundary, nearest, recourse, pat
     if nearest is not None:
         nearest = _row_index(nearest, "nearest", n)
         if not favourable[nearest]:
-            raise ValueError(f"nearest={nearest} is refused; the nearest counterfactual is an approved person.")
+            raise ValueError(f"nearest={nearest} is refused; the nearest approved person must be approved.")
     if recourse is not None:
         recourse = check_array(recourse, "recourse", length=2, length_of="coordinates (x, y)")
+    if counterfactual is not None:
+        counterfactual = check_array(counterfactual, "counterfactual", length=2, length_of="coordinates (x, y)")
     if path is not None:
         path = _check_path(path, favourable, factual)
     actionability = _check_actionability(actionability)
     if boundary is not None:
         boundary = _check_boundary(boundary)
-        _check_agreement(points, favourable, boundary, recourse)
-    return _Picture(points, favourable, factual, boundary, nearest, recourse, path, actionability)
+        _check_agreement(points, favourable, boundary, {"recourse": recourse, "counterfactual": counterfactual})
+    return _Picture(points, favourable, factual, boundary, nearest, recourse, counterfactual, path, actionability)
 
 
 def _row_index(value, name: str, n: int) -> int:
@@ -212,8 +226,8 @@ def _check_boundary(boundary) -> tuple[np.ndarray, float]:
     return coef, check_number(boundary[1], "boundary's intercept")
 
 
-def _check_agreement(points, favourable, boundary, recourse) -> None:
-    """Every decision on its side of the boundary, and the recourse on the approved side."""
+def _check_agreement(points, favourable, boundary, answers) -> None:
+    """Every decision on its side of the boundary, and the answers (recourse, counterfactual) on the approved side."""
     coef, intercept = boundary
     margin = points @ coef + intercept
     tol = 1e-9 * (np.abs(points) @ np.abs(coef) + abs(intercept) + 1.0)
@@ -223,11 +237,13 @@ def _check_agreement(points, favourable, boundary, recourse) -> None:
         raise ValueError(f"favourable[{i}]={bool(favourable[i])} but row {i} lies on the "
                          f"{'refused' if margin[i] < 0 else 'approved'} side of boundary (margin "
                          f"{margin[i]:.3g}); pass the model's decisions and that model's boundary.")
-    if recourse is not None:
-        r_margin = float(recourse @ coef + intercept)
-        if r_margin < -1e-9 * (np.abs(recourse) @ np.abs(coef) + abs(intercept) + 1.0):
-            raise ValueError(f"recourse={recourse.tolist()} lies on the refused side of boundary (margin "
-                             f"{r_margin:.3g}); a recourse must reach the approved side.")
+    for name, answer in answers.items():
+        if answer is None:
+            continue
+        r_margin = float(answer @ coef + intercept)
+        if r_margin < -1e-9 * (np.abs(answer) @ np.abs(coef) + abs(intercept) + 1.0):
+            raise ValueError(f"{name}={answer.tolist()} lies on the refused side of boundary (margin "
+                             f"{r_margin:.3g}); a {name} must reach the approved side.")
 
 
 def _legend_text(labels) -> dict:
@@ -245,7 +261,8 @@ def _legend_text(labels) -> dict:
 # ---------------------------------------------------------------------------------------------- drawing steps
 def _frame(ax, picture: _Picture) -> tuple:
     """Axis limits around every point drawn (and the recourse), with a margin: (x0, x1, y0, y1)."""
-    shown = picture.points if picture.recourse is None else np.vstack([picture.points, picture.recourse])
+    extra = [a for a in (picture.recourse, picture.counterfactual) if a is not None]
+    shown = np.vstack([picture.points, *extra])
     low, high = shown.min(axis=0), shown.max(axis=0)
     pad = 0.08 * np.where(high > low, high - low, 1.0)
     (x0, y0), (x1, y1) = low - pad, high + pad
@@ -305,7 +322,7 @@ def _draw_people(ax, picture: _Picture, handles) -> None:
 
 
 def _draw_answers(ax, picture: _Picture, handles) -> None:
-    """The FACE path, the nearest counterfactual and the recourse, each with its arrow from the applicant."""
+    """The FACE path, the nearest approved person, the recourse and the counterfactual, each with its arrow."""
     points, start = picture.points, picture.points[picture.factual]
     if picture.path is not None:
         colour, path = _INTUITION_COLOURS["path"], picture.path
@@ -329,3 +346,10 @@ def _draw_answers(ax, picture: _Picture, handles) -> None:
         ax.scatter(*picture.recourse, s=80, marker="D", color=colour, edgecolors="black", lw=0.8, zorder=5)
         handles["recourse"] = plt.Line2D([], [], color=colour, lw=2, marker="D", markersize=7,
                                          markeredgecolor="black")
+    if picture.counterfactual is not None:
+        colour = _INTUITION_COLOURS["counterfactual"]
+        ax.annotate("", xy=picture.counterfactual, xytext=start, zorder=4,
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "ls": ":", "shrinkA": 6, "shrinkB": 6})
+        ax.scatter(*picture.counterfactual, s=110, marker="X", color=colour, edgecolors="black", lw=0.8, zorder=5)
+        handles["counterfactual"] = plt.Line2D([], [], color=colour, lw=2, ls=":", marker="X", markersize=9,
+                                               markeredgecolor="black")

@@ -114,6 +114,7 @@ INTUITION_POINTS = np.array([[1.0, 1.0], [0.0, 3.0], [1.5, 3.0], [2.0, 0.5]])
 INTUITION_FAVOURABLE = np.array([False, True, True, False])
 INTUITION_ARGS = {"points": INTUITION_POINTS, "favourable": INTUITION_FAVOURABLE, "factual": 0,
                   "boundary": ([-1.0, 1.0], -1.0), "nearest": 1, "recourse": [1.0, 2.0], "path": [0, 2],
+                  "counterfactual": [0.0, 1.0],
                   "actionability": ("increase", "free")}
 
 
@@ -123,7 +124,8 @@ def test_recourse_intuition_draws_every_answer_where_it_is():
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["approved (observed person)", "refused (observed person)", "the refused applicant",
                       "decision boundary (approved side shaded)", "unreachable: breaks actionability",
-                      "nearest counterfactual", "recourse to the boundary", "FACE path through observed people"]
+                      "nearest counterfactual (any point)", "nearest approved person", "recourse to the boundary",
+                      "FACE path through observed people"]
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("x (units)", "y (units)", "toy")
     # the boundary line satisfies -x + y - 1 = 0 at both ends; the path line runs through its people
     boundary = [line for line in ax.lines if line.get_color() == "black"]
@@ -132,9 +134,10 @@ def test_recourse_intuition_draws_every_answer_where_it_is():
     np.testing.assert_allclose(-np.asarray(x) + np.asarray(y) - 1.0, 0.0, atol=1e-12)
     paths = [np.column_stack(line.get_data()) for line in ax.lines if line.get_color() != "black"]
     assert any(p.shape == (2, 2) and np.allclose(p, INTUITION_POINTS[[0, 2]]) for p in paths)
-    # the factual (star), the nearest counterfactual (ring) and the recourse (diamond) sit at their coordinates
+    # the factual (star), the nearest approved person (ring), the recourse (diamond) and the nearest
+    # counterfactual (cross) sit at their coordinates
     offsets = [c.get_offsets() for c in ax.collections if len(c.get_offsets()) == 1]
-    for where in ([1.0, 1.0], [0.0, 3.0], [1.0, 2.0]):
+    for where in ([1.0, 1.0], [0.0, 3.0], [1.0, 2.0], [0.0, 1.0]):
         assert any(np.allclose(o[0], where) for o in offsets), where
     # x may only increase: the hatched region is everything left of the applicant, and nothing else
     hatched = [p for p in ax.patches if p.get_hatch() == "///"]
