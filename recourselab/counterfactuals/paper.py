@@ -122,7 +122,7 @@ def recourse_to_linear_boundary(x, w, b, c, lower, upper, tau=0.0):
     Returns
     -------
     x_prime : list of float or None
-        The counterfactual (``x`` itself when already approved; None when the
+        The counterfactual (``x`` itself when it already reaches :math:`\\tau`; None when the
         box cannot reach :math:`\\tau`).
     cost : float
         Its cost (0, or ``inf`` without a counterfactual).
@@ -137,7 +137,7 @@ def recourse_to_linear_boundary(x, w, b, c, lower, upper, tau=0.0):
     ([3.06, 6.11], 0.33)
     """
     d = len(x)
-    if sum(w[j] * x[j] for j in range(d)) + b >= 0:  # already approved: no action needed
+    if sum(w[j] * x[j] for j in range(d)) + b >= tau:  # already at the margin: no action needed
         return list(x), 0.0
     gap = tau - (sum(w[j] * x[j] for j in range(d)) + b)  # margin still to gain
     a = [0.0] * d
@@ -189,7 +189,7 @@ def greedy_l1_recourse(x, w, b, c, lower, upper, tau=0.0):
     ([3.0, 6.0], 0.25)
     """
     d = len(x)
-    if sum(w[j] * x[j] for j in range(d)) + b >= 0:  # already approved
+    if sum(w[j] * x[j] for j in range(d)) + b >= tau:  # already at the margin
         return list(x), 0.0
     gap = tau - (sum(w[j] * x[j] for j in range(d)) + b)
     a = [0.0] * d
@@ -242,7 +242,7 @@ def enumerate_level_recourse(x, w, b, c, lower, upper, step, tau=0.0):
     ([1, 1], 2.5)
     """
     d = len(x)
-    if sum(w[j] * x[j] for j in range(d)) + b >= 0:  # already approved
+    if sum(w[j] * x[j] for j in range(d)) + b >= tau:  # already at the margin
         return list(x), 0
     # the whole numbers of steps each feature may take without leaving its box
     choices = [range(math.ceil((lower[j] - x[j]) / step[j] - 1e-9), math.floor((upper[j] - x[j]) / step[j] + 1e-9) + 1)

@@ -736,7 +736,6 @@ class Encoder(TransformerMixin, BaseEstimator):
         column_weight = w[self._column_feature] * column_share
         if norm == "l1":
             return cdist(A * column_weight, B * column_weight, "cityblock")
-        if norm == "l2":
-            scale = np.sqrt(column_weight)
-            return cdist(A * scale, B * scale, "euclidean")
+        if norm == "l2":  # weights applied to the squared differences, as in cost (exact ties stay ties)
+            return np.sqrt(cdist(A, B, "sqeuclidean", w=column_weight))
         raise ValueError(f"norm={norm!r} is not supported; use 'l1' or 'l2'.")

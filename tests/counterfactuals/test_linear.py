@@ -226,15 +226,16 @@ def test_actionable_advice_on_german_credit_survives_decoding(german_model):
     encoder = trained.encoder
     refused = np.flatnonzero(~trained.decide(Z))
     advice = linear_recourse(Z[refused], a, b, encoder=encoder)
-    assert advice.has_recourse.all() and advice.advice == "actionable"
-    assert encoder.actionable(Z[refused], advice.X_cf).all()
+    ok = advice.has_recourse  # since the instalment rate and property are never advised, a few have none
+    assert ok.mean() > 0.9 and advice.advice == "actionable"
+    assert encoder.actionable(Z[refused][ok], advice.X_cf[ok]).all()
     # the frame a practitioner reads (whole years, months and DM) is approved by the model
-    decoded = encoder.transform(encoder.inverse_transform(advice.X_cf))
+    decoded = encoder.transform(encoder.inverse_transform(advice.X_cf[ok]))
     assert trained.decide(decoded).all()
-    # never a move of age or credit history (never advised), never past a cap
-    for name in ("age", "credit_history", "purpose"):
+    # never a move of a feature that is never advised, never past a cap
+    for name in ("age", "credit_history", "purpose", "installment_rate", "property"):
         block = encoder.slices_[name]
-        np.testing.assert_array_equal(advice.X_cf[:, block], Z[refused][:, block])
+        np.testing.assert_array_equal(advice.X_cf[ok][:, block], Z[refused][ok][:, block])
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -252,7 +253,7 @@ def test_the_model_itself_approves_every_linear_counterfactual(german, seed):
         closed = linear_recourse(Z[refused], a, b, encoder=encoder, actionable=actionable)
         ok = np.isfinite(closed.cost)
         assert ok.all() or actionable  # advice within the caps may not reach the boundary
-        assert ok.mean() > 0.9 and trained.decide(closed.X_cf[ok]).all()
+        assert ok.mean() > (0.8 if actionable else 0.9) and trained.decide(closed.X_cf[ok]).all()
     few = refused[:: max(1, len(refused) // 6)]  # the MIP on a sample of rows keeps the test quick
     mip = linear_recourse(Z[few], a, b, encoder=encoder, method="mip", actionable=False, time_limit=20)
     solved = np.isfinite(mip.cost)

@@ -173,7 +173,7 @@ def tau_of(a, b):
 def test_the_closed_form_equals_the_literal_projection(args):
     x, a, b, w, lo, hi = parse_box(args)
     assume((a != 0).any())
-    tau = tau_of(a, b)
+    tau = tau_of(a, b) if a @ x + b < 0 else 0.0  # the engine leaves a row on the boundary where it is
     x_prime, cost = recourse_to_linear_boundary(x, a, b, w, lo, hi, tau)
     if a @ x + b < 0:
         # a box that reaches the boundary but not tau: the engine goes to the bounds, the literal loop gives up
@@ -208,6 +208,39 @@ def test_the_mip_without_steps_equals_the_literal_l1_greedy(args):
         assert res.objective[0] == pytest.approx(cost, rel=1e-6, abs=1e-6)
         # the same margin as the closed form (less the rounding of x + delta, far below tau's size)
         assert _linear.margin(res.X_cf, a, b)[0] >= tau - 1e-12
+
+
+def test_the_literal_functions_aim_at_tau():
+    # a score of 1 is short of tau = 2: the person must move; a score of -1 already reaches tau = -3
+    box = [-INF], [INF]
+    assert greedy_l1_recourse([1.0], [1.0], 0.0, [1.0], *box, tau=2.0) == ([2.0], 1.0)
+    assert greedy_l1_recourse([-1.0], [1.0], 0.0, [1.0], *box, tau=-3.0) == ([-1.0], 0.0)
+    assert recourse_to_linear_boundary([1.0], [1.0], 0.0, [1.0], *box, tau=2.0) == ([2.0], 1.0)
+    assert recourse_to_linear_boundary([-1.0], [1.0], 0.0, [1.0], *box, tau=-3.0) == ([-1.0], 0.0)
+    assert enumerate_level_recourse([1.0], [1.0], 0.0, [1.0], [0.0], [4.0], [1.0], tau=2.0) == ([2.0], 1.0)
+
+
+@settings(max_examples=25)
+@given(boxes, st.sampled_from([-3.0, -1.0, -0.5, 0.5, 1.0, 3.0]))
+def test_the_l1_greedy_with_a_margin_equals_the_mip_with_a_shifted_intercept(args, tau):
+    # w'x + b >= tau is w'x + (b - tau) >= 0: the engine, which aims at the boundary, solves it with b - tau
+    x, a, b, w, lo, hi = parse_box(args)
+    assume((a != 0).any())
+    shifted = b - tau
+    aim = tau + tau_of(a, shifted) if a @ x + shifted < 0 else tau  # the engine's hair inside, as above
+    x_prime, cost = greedy_l1_recourse(x, a, b, np.sqrt(w), lo, hi, aim)
+    assume(x_prime is not None or greedy_l1_recourse(x, a, b, np.sqrt(w), lo, hi, tau)[0] is None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = linear_recourse(x[None, :], a, shifted, w, bounds=(lo, hi), method="mip", time_limit=20)
+    if x_prime is None:
+        assert res.status[0] == "infeasible" and np.isinf(res.cost[0])
+    elif a @ x + b >= tau:
+        assert cost == 0 and x_prime == list(x) and res.status[0] == "favourable"
+    else:
+        assert res.status[0] == "optimal"
+        assert res.objective[0] == pytest.approx(cost, rel=1e-6, abs=1e-6)
+        assert _linear.margin(res.X_cf, a, b)[0] >= tau
 
 
 @settings(max_examples=25)
