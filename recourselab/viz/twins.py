@@ -44,7 +44,7 @@ _TWIN_STYLE = ("<style>.recourselab-twin .vega-embed{display:flex;flex-direction
                "</style>")
 # what a twin shows when Vega cannot be loaded (offline, or the CDN blocked): one line, not an error
 _OFFLINE_NOTE = ("The interactive chart needs Vega from the jsDelivr CDN, which could not be loaded (offline?); "
-                 "the static figure next to it shows the same sweep.")
+                 "run the page in Binder or JupyterLab to move the explorer's controls.")
 # the twin's loader: Vega, Vega-Lite and vega-embed from the CDN (once per page, shared by its twins), then the
 # chart; a script that fails to load shows the offline note, a chart that fails to draw says so in one line
 _LOADER = """<div id="%(id)s" class="recourselab-twin-chart"></div>
@@ -245,8 +245,8 @@ class Twin:
                            "spec": json.dumps(spec).replace("</", "<\\/"), "options": json.dumps(options)}
         settings = int(np.prod([self.frame[c].nunique() for c in self.sliders]))
         return (f'<div class="{_TWIN_CLASS}">{_TWIN_STYLE}{chart}'
-                '<noscript><p><em>This interactive chart needs JavaScript; the static figure next to it shows the '
-                'same sweep.</em></p></noscript>'
+                '<noscript><p><em>This interactive chart needs JavaScript; run the page in Binder or JupyterLab '
+                "to move the explorer's controls.</em></p></noscript>"
                 f'<p class="recourselab-twin-caption">Precomputed when the book was built '
                 f'({len(self.frame):,} rows, {settings:,} slider settings); the sliders filter it in your browser, '
                 'no kernel needed.</p></div>')
