@@ -304,7 +304,7 @@ class Twin:
     def legend_rows(self, **setting) -> pd.Series:
         """How many rows of each series the legend names the browser draws at one slider setting.
 
-        Read from the table as embedded in the page (:meth:`embedded_frame`: what the browser parses,
+        Read from the table as embedded in the page (:meth:`Twin.embedded_frame`: what the browser parses,
         not :attr:`frame`) and filtered as the chart's filter does, at ``setting`` (default: the
         opening one). A series with 0 rows is named by the legend and never drawn.
 
