@@ -249,7 +249,7 @@ def _kde_bandwidth(train: np.ndarray, bandwidth) -> float:
 
 
 def _kde_weights(dist, log_density_mid):
-    """FACE's density weight :math:`d^2 / p(\\text{midpoint})`, computed in log space.
+    """The density weight of the FACEGroup authors' code :math:`d^2 / p(\\text{midpoint})`, computed in log space.
 
     Parameters
     ----------
@@ -410,7 +410,7 @@ def _feasible_edges(Z: np.ndarray, epsilon: float, encoder: Encoder | None):
 
 
 def _kde_edge_weights(Z, rows, cols, dist, bandwidth, max_kde_points, random_state):
-    """Step 2 for ``weighting="kde"``: FACE's weights, the node densities, the bandwidth, the scale and caps."""
+    """Step 2 for ``weighting="kde"``: the authors' density weights, the node densities, bandwidth, scale, caps."""
     # a midpoint is shared by i->j and j->i: evaluate each unordered pair once
     lo, hi = np.minimum(rows, cols), np.maximum(rows, cols)
     unique_keys, inverse = np.unique(lo.astype(np.int64) * len(Z) + hi, return_inverse=True)

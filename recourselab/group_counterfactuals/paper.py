@@ -15,8 +15,10 @@ def feasibility_graph(Z, epsilon, feasible, h):
     """The feasibility graph G_U (Sec. 2): the edges i -> j and their weights W_ij.
 
     An edge is a feasible step of length at most ε. Under our reading (the paper
-    prints density times cost) the weight is FACE's: the squared length over p̃ at
-    the midpoint, p̃ a Gaussian KDE (bandwidth h) divided by its mean over Z.
+    prints density times cost) the weight is the one of the FACEGroup authors'
+    code: the squared length over p̃ at the midpoint, p̃ a Gaussian KDE
+    (bandwidth h) divided by its mean over Z. (FACE's own KDE weight is the
+    length times a decreasing function of the density.)
 
     Examples
     --------
@@ -36,7 +38,7 @@ def feasibility_graph(Z, epsilon, feasible, h):
             length = math.sqrt(sum((a - b) ** 2 for a, b in zip(z_i, z_j, strict=True)))
             if length <= epsilon and feasible(z_i, z_j):  # Sec. 2: a feasible transition within ε
                 midpoint = [(a + b) / 2 for a, b in zip(z_i, z_j, strict=True)]
-                W[(i, j)] = length ** 2 / (p(midpoint) / mean_p)  # FACE's density weight
+                W[(i, j)] = length ** 2 / (p(midpoint) / mean_p)  # the authors' code's density weight
     return W
 
 
