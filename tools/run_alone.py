@@ -37,12 +37,22 @@ def _visible_code(notebook) -> list:
 
 
 def _signature(cell) -> list[str]:
-    """What a reader sees of a cell's outputs, as comparable text."""
-    out = []
+    """What a reader sees of a cell's outputs, as comparable text.
+
+    The book merges a cell's streams (MyST-NB's ``merge_streams``) into the first place, yet its stored
+    notebook keeps the later stream outputs too; so on both sides a stream is compared as its distinct
+    lines in order of first appearance, at the place of its first output."""
+    out, streams = [], {}
     for output in cell.get("outputs", []):
         kind = output.get("output_type")
         if kind == "stream":
-            out.append(f"{output.get('name')}: {output.get('text', '')}")
+            name = output.get("name")
+            if name not in streams:
+                streams[name] = (len(out), {})
+                out.append("")
+            place, lines = streams[name]
+            lines.update(dict.fromkeys(output.get("text", "").splitlines()))
+            out[place] = f"{name}: " + "\n".join(lines)
         elif kind in ("execute_result", "display_data"):
             data = output.get("data", {})
             if "image/png" in data or "image/svg+xml" in data:
