@@ -105,3 +105,21 @@ def test_the_static_check_finds_names_only_hidden_cells_define(tmp_path):
     assert lessons.names_from_hidden_cells(path) == [
         (1, "helper", "bound only in a hidden cell"), (1, "limit", "never bound"),
         (1, "pd", "bound only in a hidden cell")]
+
+
+def test_run_alone_compares_streams_as_the_book_merges_them():
+    import nbformat
+    import run_alone
+
+    def cell(*outputs):
+        return nbformat.v4.new_code_cell(outputs=[nbformat.from_dict(o) for o in outputs])
+
+    table = {"output_type": "display_data", "data": {"text/plain": "a table"}, "metadata": {}}
+    alone = cell({"output_type": "stream", "name": "stdout", "text": "Female\n"}, table,
+                 {"output_type": "stream", "name": "stdout", "text": "Male\n"}, table)
+    # the book's stored notebook: the streams merged into the first output, the later one kept as well
+    book = cell({"output_type": "stream", "name": "stdout", "text": "Female\nMale\n"}, table,
+                {"output_type": "stream", "name": "stdout", "text": "Male\n"}, table)
+    assert run_alone._signature(alone) == run_alone._signature(book)
+    other = cell({"output_type": "stream", "name": "stdout", "text": "Female\nOther\n"}, table, table)
+    assert run_alone._signature(other) != run_alone._signature(book)
