@@ -22,6 +22,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from .._validation import check_array
+
 __all__ = ["mad_l1_cost", "percentile_shift_cost"]
 
 
@@ -40,8 +42,9 @@ def _move(reference, x, x_new):
     for f in features:
         if not pd.api.types.is_numeric_dtype(reference[f]):
             raise ValueError(f"feature {f!r} is not numeric; these costs price numeric changes only.")
-    before = np.array([float(x[f]) for f in features])
-    after = np.array([float(x_new[f]) for f in features])
+    check_array(reference[features], "reference", ndim=2)  # finite: NaN or inf would poison the MAD or the ranks
+    before = check_array([x[f] for f in features], "x")
+    after = check_array([x_new[f] for f in features], "x_new")
     return features, before, after
 
 
