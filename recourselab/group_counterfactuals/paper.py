@@ -120,10 +120,11 @@ def greedy_max_coverage(C, k, d):
 
 
 def greedy_min_max_cost(C, k, need):
-    """FACEGroup's greedy for Problem 2 (Sec. 3.2): farthest-first at a radius r, and a binary search on r.
+    """The book's greedy for Problem 2 (Sec. 3.2), a heuristic, not the paper's farthest-first over X'.
 
-    Under our reading, a run at r opens the x' covering most within r; then, until
-    ``need`` are covered or ``k`` open, it takes the uncovered factuals farthest
+    Farthest-first from the factuals at a radius r, and a search on r. A run at r
+    opens the x' covering most within r; then, until ``need`` are covered or
+    ``k`` open, it takes the uncovered factuals farthest
     from S (largest cost(x, S), ∞ included, ties together) that some x' reaches
     within r, and opens the x' within r of one of them covering most new factuals
     (ties as in :func:`greedy_max_coverage`). The radii searched are the finite
