@@ -105,7 +105,7 @@ def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = 
         ax.plot(budgets, 100 * coverage[level].to_numpy(), color=palette[level], label=f"{level} (n={size})", lw=2)
     ax.set(xlabel=xlabel, ylabel="members with recourse within budget (%)", ylim=(0, 102),
            title=title or "")
-    ax.legend(title="group", loc="lower right")
+    ax.legend(title="group", loc="best")  # where it covers the fewest points of the curves
     return ax
 
 

@@ -179,3 +179,18 @@ def test_overlap_vs_chance_figure_marks_overlaps_outside_chance():
     dots = axes[1].collections[0].get_offsets()
     assert sorted(dots[:, 0].tolist()) == [1.1, 3.0]
     plt.close("all")
+
+
+def test_the_coverage_legend_leaves_the_curves_visible():
+    """Cold review (recourse_basics): a fixed lower-right legend covered curves that rise late, as feasible costs do."""
+    plotting.set_theme()
+    cost = np.concatenate([np.linspace(1, 7, 30), np.full(70, np.inf), np.linspace(2, 7, 20), np.full(80, np.inf)])
+    group = np.array(["f"] * 100 + ["m"] * 100)  # 30% and 20% reach recourse, late
+    ax = plotting.plot_coverage_curve(cost, group, budgets=np.linspace(0, 7, 701), order=["f", "m"])
+    ax.figure.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    for line in ax.get_lines():
+        x, y = ax.transData.transform(line.get_xydata()).T
+        inside = (box.x0 <= x) & (x <= box.x1) & (box.y0 <= y) & (y <= box.y1)
+        assert not inside.any(), line.get_label()
+    plt.close("all")
