@@ -1,12 +1,12 @@
 """Counterfactual situation testing on the authors' published data: the paper's definitions against their code.
 
-The chapter `book/situation_testing.md` compares the book's k-NN situation
+The reproduction report `book/reports/cst.md` compares the book's k-NN situation
 testing with the counts the paper publishes (Table 1, the loan data; Table 5,
 the law-school data by gender). The authors' data and results files come from
 their repository (cc-jalvarez/counterfactual-situation-testing, commit
 9106169a), which states no licence, so they are not ours to ship: this script
 reads them from a local folder and writes only derived counts (numbers) to
-`book/data/cst/`, which the chapter reads.
+`book/data/cst/`, which the report reads.
 
 For every k and method (ST, CST without and with the search centres) it counts
 the complainants with Δp > 0 ("detected") and those whose one-sided interval
@@ -73,7 +73,7 @@ SETTINGS = {
 }
 EMULATION = "authors' code"
 METHODS = {"ST": "ST", "CST w/o": "CSTwo", "CST": "CSTwi", "CF": "CF"}   # ours -> the results files' columns
-README = """# Derived counts for the situation-testing chapter
+README = """# Stored results of the CST reproduction report (book/reports/cst.md)
 
 Written by `experiments/cst_authors.py` from the authors' published data and results files
 (cc-jalvarez/counterfactual-situation-testing, commit 9106169a; no licence stated, so none of their
@@ -85,6 +85,11 @@ any difference (meta.json records the check). `tie_orders.csv`: the paper's defi
 shuffled row orders (min and max count). `timing.csv` (rewritten only with `--authors-code`): seconds
 for all five k on the loan data, the authors' code against recourselab.
 Rerun: `.venv/bin/python experiments/cst_authors.py --anchors PATH` (PATH: the authors' files).
+
+Written by `experiments/cst_report.py` (no outside data): `draws.csv`, ten draws of the paper's loan
+world (counts of ST, CST and CF per k, their overlaps, ST with the women thinned to the authors'
+share), and `claims.json`, the "ours" and "verdict" columns of the report's claims table, which the
+report's last cell recomputes and checks. Rerun: `PYTHONPATH=$PWD .venv/bin/python experiments/cst_report.py`.
 """
 
 
