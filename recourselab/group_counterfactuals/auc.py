@@ -37,8 +37,9 @@ from .._validation import (
     check_number,
     plain,
 )
+from ._greedy import _FarthestFirst, _greedy_min_max_cost
 from .burden import _budget, _count_grid, _coverable, _increasing, _time_left, minimum_resources
-from .selection import max_coverage, min_max_cost
+from .selection import _cheapest, _need, _radius, max_coverage, min_max_cost
 
 __all__ = ["cost_grid", "k_grid", "nice_values", "AUCResult", "kauc", "dauc", "cauc", "auc_table"]
 
@@ -308,6 +309,22 @@ def dauc(C, d: float, k_values=None, *, method: str = "greedy", time_limit: floa
                      float(best), pd.DataFrame({"k": grid, "coverage": share}))
 
 
+def _greedy_costs(C: np.ndarray, c: float, ks: list[int]) -> list[float]:
+    """``min_max_cost(C, k, c).cost`` of the greedy for each k (inf where it fails), from one shared search.
+
+    The farthest-first runs at a radius do not depend on k (k only stops them), so one search
+    object serves every k: the same answers as calling ``min_max_cost`` once per k, without
+    redoing each radius. Every row of ``C`` is coverable.
+    """
+    need = _need(c, C.shape[0])
+    search, radii = _FarthestFirst(C), np.unique(C[np.isfinite(C)])
+    costs = []
+    for k in ks:
+        order, reached = _greedy_min_max_cost(search, radii, k, need, False)
+        costs.append(_radius(_cheapest(C, order)[0], need) if reached else np.inf)
+    return costs
+
+
 def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, method: str = "greedy",
          time_limit: float = 60.0) -> AUCResult:
     """cAUC(c): the smallest maximum cost reaching coverage c, as the number of counterfactuals grows.
@@ -371,14 +388,17 @@ def cauc(C, c: float, k_values=None, *, cost_ceiling: float | None = None, metho
     grid = _count_grid(k_values, "k_values")
     deadline = _budget(method, time_limit)
     costs, limited = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # infeasible small k are expected here; time limits are reported below
-        for k in grid:
-            result = min_max_cost(C_cov, min(int(k), C_cov.shape[1]), c, method=method,
-                                  time_limit=_time_left(deadline, f"k={int(k)}"))
-            costs.append(result.cost if result.status != "infeasible" else np.inf)
-            if result.status == "time limit":
-                limited.append(int(k))
+    if method == "greedy":
+        costs = _greedy_costs(C_cov, c, [min(int(k), C_cov.shape[1]) for k in grid])
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # infeasible small k are expected here; time limits are reported below
+            for k in grid:
+                result = min_max_cost(C_cov, min(int(k), C_cov.shape[1]), c, method=method,
+                                      time_limit=_time_left(deadline, f"k={int(k)}"))
+                costs.append(result.cost if result.status != "infeasible" else np.inf)
+                if result.status == "time limit":
+                    limited.append(int(k))
     if limited:
         warnings.warn(f"cAUC: the MIP stopped at the time limit for k = {limited}; those costs are the best found, "
                       "not proven minimal, so the score may be too high. Raise time_limit.", stacklevel=2)

@@ -1,6 +1,8 @@
 """FACEGroup's burden metrics: k0/d0 tables, AUCs on one shared scale, ACF, time limits (bad input elsewhere)."""
 
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,7 @@ from recourselab.group_counterfactuals import (
     group_vs_individual_cost,
     k_grid,
     kauc,
+    min_max_cost,
     minimum_resources_table,
 )
 
@@ -197,6 +200,19 @@ def test_full_coverage_cauc_tells_apart_groups_whose_costs_differ_by_a_factor():
 def test_cauc_never_improves_when_costs_double_under_one_ceiling(C, c, ceiling):
     assume(np.isfinite(C).any())
     assert cauc(2 * C, c, [1, 2, 3], cost_ceiling=ceiling).score >= cauc(C, c, [1, 2, 3], cost_ceiling=ceiling).score
+
+
+@given(cost_matrices(max_rows=7, max_cols=5), st.sampled_from([0.25, 0.5, 1.0]))
+def test_greedy_cauc_curve_is_min_max_cost_at_each_k(C, c):
+    # cauc shares one farthest-first search across k; it must give min_max_cost's answer at every k
+    C_cov = C[np.isfinite(C).any(axis=1)]
+    assume(len(C_cov) > 0)
+    ks = list(range(1, C.shape[1] + 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # infeasible k
+        each = [min_max_cost(C_cov, k, c) for k in ks]
+    expected = [r.cost if r.status != "infeasible" else np.inf for r in each]
+    assert cauc(C, c, ks, cost_ceiling=100.0).curve["cost"].tolist() == expected
 
 
 @given(cost_matrices(max_rows=8, max_cols=4), st.data())
