@@ -13,7 +13,7 @@ Adult, the relationship column with its husband/wife values).
 For each fold of `experiments/cec_experiments.py` (the same folds, seeds and fits, so the rows with
 partners of the other group equal `book/data/cec/<data>_cv.csv`, which this script checks) it writes
 `book/data/cec/null_cv.csv`: one row per (data, fold, method, partners) with the metrics of
-`evaluate_method`. About 3 minutes on two cores. Run from the repository root:
+`evaluate_method`. About 5 minutes on two cores. Run from the repository root:
 
     PYTHONPATH=$PWD .venv/bin/python experiments/cec_report.py
 """
