@@ -70,7 +70,8 @@ def plot_cost_by_group(cost, groups, *, order: Sequence | None = None, ax=None, 
 
 
 def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = None, ax=None,
-                        title: str | None = None, xlabel: str = "cost budget"):
+                        title: str | None = None, xlabel: str = "cost budget",
+                        ylabel: str = "members with recourse within budget (%)", legend: bool = True):
     """Share of each group whose recourse costs at most the budget, as the budget grows.
 
     A curve that sits lower means the group needs more effort for the same
@@ -83,7 +84,9 @@ def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = 
     budgets : array-like of float, optional
         The budgets on the x axis (finite); default 200 from 0 to the largest finite cost.
     ax : matplotlib Axes, optional
-    title, xlabel : str, optional
+    title, xlabel, ylabel : str, optional
+    legend : bool, default True
+        Draw the legend of the groups (side-by-side panels need it once).
 
     Returns
     -------
@@ -103,9 +106,9 @@ def plot_coverage_curve(cost, groups, *, budgets=None, order: Sequence | None = 
         if size == 0:
             continue
         ax.plot(budgets, 100 * coverage[level].to_numpy(), color=palette[level], label=f"{level} (n={size})", lw=2)
-    ax.set(xlabel=xlabel, ylabel="members with recourse within budget (%)", ylim=(0, 102),
-           title=title or "")
-    ax.legend(title="group", loc="best")  # where it covers the fewest points of the curves
+    ax.set(xlabel=xlabel, ylabel=ylabel, ylim=(0, 102), title=title or "")
+    if legend:
+        ax.legend(title="group", loc="best")  # where it covers the fewest points of the curves
     return ax
 
 

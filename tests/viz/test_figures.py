@@ -25,6 +25,9 @@ def test_cost_and_coverage_figures_label_groups_and_count_missing_recourse():
     f_line, m_line = ax.get_lines()
     np.testing.assert_allclose(f_line.get_ydata(), [0, 100 / 3, 200 / 3])
     np.testing.assert_allclose(m_line.get_ydata(), [0, 50, 100])
+    assert ax.get_legend() is not None and ax.get_ylabel() == "members with recourse within budget (%)"
+    ax = plotting.plot_coverage_curve(cost, group, order=["f", "m"], ylabel="with recourse (%)", legend=False)
+    assert ax.get_legend() is None and ax.get_ylabel() == "with recourse (%)"  # a side panel
     plt.close("all")
 
 
