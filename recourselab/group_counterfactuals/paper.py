@@ -99,7 +99,7 @@ def greedy_max_coverage(C, k, d):
 
     Examples
     --------
-    >>> inf = math.inf
+    >>> inf = float("inf")
     >>> greedy_max_coverage([[1, 4, inf], [2, 1, inf], [inf, 2, 1], [inf, inf, 2]], k=2, d=2)
     [0, 2]
     """
@@ -179,7 +179,7 @@ def exact_max_coverage(C, k, d):
 
     Examples
     --------
-    >>> inf = math.inf
+    >>> inf = float("inf")
     >>> exact_max_coverage([[1, inf, inf], [1, 1, inf], [inf, inf, 1]], k=2, d=1)
     (3, [0, 2])
     """
@@ -214,7 +214,7 @@ def minimum_resources(C):
 
     Examples
     --------
-    >>> inf = math.inf
+    >>> inf = float("inf")
     >>> minimum_resources([[1.0, inf, 3.0], [inf, 2.0, 0.5], [inf, inf, inf]])
     (1, 1.0)
     """
