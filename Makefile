@@ -12,7 +12,7 @@ help:
 	@echo "make book-student  the student edition: the same book without the solutions (pages and .md/.ipynb downloads), into _build/student/html"
 	@echo "make test   lint (ruff, configured in pyproject.toml; actionlint on .github/workflows) and run the recourselab test suite (pytest on both cores)"
 	@echo "make bench  run the benchmarks in benchmarks/, print their tables and store them in benchmarks/results/ (read by the performance appendix)"
-	@echo "make cec-results  recompute the explanation-consistency lesson's and report's stored 5-fold results (about 14 min on 2 cores)"
+	@echo "make cec-results  recompute the explanation-consistency lesson's and report's stored 5-fold results (about 20 min on 2 cores)"
 	@echo "make chapter CH=fair_ranking  execute one chapter (or several: CH=\"a b\") as the book build does, without building the book"
 	@echo "make lab    open JupyterLab in the repository, chapters (.md) opening as notebooks (any HOME; LAB_ARGS=\"--no-browser --port=8899\" to pass options)"
 	@echo "make clean  remove _build (keeps .venv)"
@@ -56,6 +56,7 @@ bench: $(STAMP)
 cec-results: $(STAMP)
 	$(BIN)/python experiments/cec_experiments.py
 	$(BIN)/python experiments/cec_report.py
+	$(BIN)/python experiments/cec_report.py thresholds
 
 clean:
 	rm -rf _build
