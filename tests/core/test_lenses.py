@@ -1,0 +1,86 @@
+"""The capstone's lens helpers (recourselab.lenses): populations, the truth, drawn budgets, actionable advice."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import recourselab as rl
+from recourselab import allocation as al
+from recourselab import lenses
+
+DAG = nx.DiGraph([("sex", c) for c in ["age", "credit_amount", "duration", "employment_since", "savings"]]
+                 + [("age", "employment_since")])
+UTILITY = al.LendingUtility(G1=0.06, G2=4.0, C=0.5)
+
+
+@pytest.fixture(scope="module")
+def world():
+    german = rl.load_german_credit()
+    data = rl.Dataset(frame=german.frame.drop(columns="marital_status"), target=german.target, protected=("sex",),
+                      features=tuple(s for s in german.features if s.name != "marital_status"),
+                      citation=german.citation, description="German Credit without marital status")
+    return lenses.planted_world(data, protected_value="female", rate=0.25, random_state=0)
+
+
+def test_the_truth_is_refused_women_the_reference_approves(world):
+    assert world.harmed.any()
+    assert not (world.harmed & ~(world.protected & world.refused & world.approved_reference)).any()
+    assert np.array_equal(world.harmed, world.history.harmed())
+
+
+def test_every_lens_flags_only_its_population(world):
+    found = [lenses.face_lens(world, [2.0, 2.5, 3.0]), lenses.cst_lens(world, DAG),
+             lenses.cec_lens(world, ["credit_amount", "duration", "age"]), lenses.ranking_lens(world),
+             lenses.budget_lens(world, UTILITY)]
+    for lens in found:
+        assert not (lens.flags & ~lens.population).any()
+    cst = found[1]
+    for extra in (cst.st, cst.flip, cst.sex_flip):
+        assert not (extra & ~cst.population).any()
+    assert not found[3].flags.any()  # a waiting list detects nobody
+
+
+def test_without_edges_out_of_sex_the_counterfactual_flip_is_the_sex_only_flip(world):
+    direct = nx.DiGraph([("age", "employment_since")])
+    direct.add_node("sex")
+    cst = lenses.cst_lens(world, direct)
+    assert np.array_equal(cst.flip, cst.sex_flip)
+
+
+def test_regime_d_flags_are_flipped_pairs(world):
+    cec = lenses.cec_lens(world, ["credit_amount", "duration", "age"])
+    assert not (cec.flags & ~cec.flipped).any()
+    assert list(cec.summary.index) == ["audited", "reference"]
+
+
+def test_each_round_draws_its_budget(world):
+    money = lenses.budget_lens(world, UTILITY, rounds=15)
+    assert len(money.budgets) == 15 and len(np.unique(money.budgets)) > 1
+    assert not (money.flags & money.lent).any()
+    assert money.caused_share == pytest.approx(money.flags.sum() / (~money.lent).sum())
+    for v in (money.valid_static, money.valid_robust):
+        assert len(v) == money.flags.sum() and ((v >= 0) & (v <= 1)).all()
+    with pytest.raises(ValueError):
+        lenses.budget_lens(world, UTILITY, funded_share=1.5)
+    with pytest.raises(ValueError):
+        lenses.budget_lens(world, UTILITY, rounds=0)
+
+
+def test_ranking_advice_is_actionable_and_flips_the_model(world):
+    rank = lenses.ranking_lens(world)
+    ok = np.isfinite(rank.advice.cost)
+    Z, Z_new = rank.X.to_numpy()[ok], np.asarray(rank.advice.X_cf)[ok]
+    assert world.audited.encoder.actionable(Z, Z_new).all()
+    assert world.audited.decide(Z_new).all()
+    assert int(rank.no_advice.sum()) == int((~ok).sum())
+    assert 0 < rank.rho <= 1 and 0 < rank.rho_reference <= 1
+
+
+def test_truth_table_against_chance(world):
+    table = lenses.truth_table(world, {"all refused": world.refused, "the truth": world.harmed})
+    every = table.loc["all refused"]
+    assert every["flagged"] == every["population"] and every["lift"] == pytest.approx(1.0)
+    assert every["recall"] == 1 and every["precision"] == pytest.approx(every["base rate"])
+    exact = table.loc["the truth"]
+    assert exact["precision"] == 1 and exact["recall"] == 1 and exact["p-value"] < 1e-6
+    assert exact["chance low"] <= exact["expected"] <= exact["chance high"] < exact["hits"]
