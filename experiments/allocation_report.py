@@ -52,7 +52,8 @@ def loan_setting():
     rounds = [rng.choice(len(credit), 20, replace=False) for _ in range(50)]
     demand = np.mean([credit[r][loan.value(p_repay[r], credit[r]) > 0].sum() for r in rounds])
     scarce = al.BudgetDistribution(mean=demand / 2, std=demand / 2 * historical.std / historical.mean)
-    return p_repay, credit, loan, {"scarce": scarce, "historical": historical}
+    accuracy = float(trained.to_frame().loc["test", "accuracy"])
+    return p_repay, credit, loan, {"scarce": scarce, "historical": historical}, accuracy
 
 
 def table_rows(run, refusals, kept, **labels):
@@ -87,7 +88,7 @@ def repeat(proba, weights, pool, size, seed, dist, name, *, policy, utility, rho
 def main():
     start = time.time()
     OUT.mkdir(parents=True, exist_ok=True)
-    p_repay, credit, loan, budgets = loan_setting()
+    p_repay, credit, loan, budgets, accuracy = loan_setting()
     loans = pd.concat([repeat(p_repay, credit, len(credit), 20, 100, dist, name, policy="knapsack", utility=loan)
                        for name, dist in budgets.items()], ignore_index=True)
     loans.to_csv(OUT / "loans.csv", index=False, float_format="%.6g")
@@ -103,7 +104,7 @@ def main():
     admissions = repeat(p_grad, None, len(p_grad), 500, 200, places, "historical places", policy="greedy",
                         utility=al.AdmissionUtility(G=2.0, C=1.0))
     admissions.to_csv(OUT / "admissions.csv", index=False, float_format="%.6g")
-    meta = {"budgets": {name: {"mean": d.mean, "std": d.std} for name, d in budgets.items()},
+    meta = {"test_accuracy": accuracy, "budgets": {name: {"mean": d.mean, "std": d.std} for name, d in budgets.items()},
             "places": {"mean": places.mean, "std": places.std}, "profitable_admissions": float((p_grad > 0.5).mean()),
             "repeats": REPEATS, "seconds": round(time.time() - start)}
     (OUT / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
