@@ -31,7 +31,7 @@ from ..adapters import check_model
 from ..counterfactuals import NO_COUNTERFACTUAL
 from ..features import check_encoded, check_encoder
 
-__all__ = ["FeatureCounterfactual", "feature_ce", "graft_candidates", "prune_move"]
+__all__ = ["FeatureCounterfactual", "feature_ce", "graft_candidates", "prune_move", "advise"]
 
 ADVICE_KINDS = ("actionable", "relaxation")
 
@@ -397,3 +397,53 @@ def prune_move(model, z_from, z_to, m_prime, encoder, *, favourable=1, actionabl
         saved = encoder.cost(a, current[None, :])[0] - encoder.cost(starts, trials)
         current = trials[np.flatnonzero(ok)[np.argmax(saved[ok])]]
     return current
+
+
+def advise(model, z, Z, m_prime, encoder, *, keep=(), favourable=1) -> tuple[FeatureCounterfactual, np.ndarray | None]:
+    """Actionable advice that lifts one applicant to :math:`m'`: graft, search, prune, in one call.
+
+    The three steps of the feature counterfactual as the lesson runs them:
+    :func:`graft_candidates` moves each observed profile of ``Z`` only as far
+    as advice may move the applicant ``z`` (holding ``keep`` too),
+    :func:`feature_ce` takes the cheapest actionable candidate whose
+    probability reaches ``m_prime``, and :func:`prune_move` undoes every change
+    the score does not need.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba`` on encoded rows
+    z : array of shape (n_columns,) or (1, n_columns)
+        The applicant, encoded.
+    Z : array of shape (n, n_columns)
+        Encoded observed profiles (the donors).
+    m_prime : float in [0, 1]
+        The probability to reach (a target above 1 cannot be reached: cap or skip it first).
+    encoder : Encoder
+    keep : sequence of str, default ()
+        Features held at the applicant's values (e.g. the requested amount).
+    favourable : label, default 1
+
+    Returns
+    -------
+    move : FeatureCounterfactual
+        The unpruned search result (on the grafted pool, whose row 0 is the applicant).
+    advice : ndarray of shape (n_columns,) or None
+        The pruned actionable profile, or None when no candidate reaches ``m_prime``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from recourselab.features import FeatureSpec, Encoder
+    >>> frame = pd.DataFrame({"a": [0.0, 1.0, 0.0, 1.0], "b": [0.0, 0.0, 1.0, 1.0]})
+    >>> enc = Encoder([FeatureSpec("a", "continuous"), FeatureSpec("b", "continuous")]).fit(frame)
+    >>> model = LogisticRegression(C=100).fit(enc.transform(frame), [0, 1, 0, 1])   # only a matters
+    >>> move, advice = advise(model, [0.0, 0.0], enc.transform(frame), 0.6, enc)
+    >>> move.found, advice.tolist()
+    (True, [1.0, 0.0])
+    """
+    pool = graft_candidates(z, Z, encoder, keep)
+    move = feature_ce(model, pool, 0, m_prime, encoder, favourable=favourable)
+    if not move.found:
+        return move, None
+    return move, prune_move(model, pool[0], pool[move.target], m_prime, encoder, favourable=favourable)

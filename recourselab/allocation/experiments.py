@@ -260,16 +260,22 @@ class RobustnessExperiment:
         current budget), ``method``, ``proba``, ``m_prime``, ``cost``
         (:func:`prediction_cost`), ``validity`` (share of the test budgets) and
         ``reason`` (why the applicant was refused at the current budget:
-        ``"budget"`` or ``"unprofitable"``, as in :func:`refusal_reasons`).
+        ``"budget"`` or ``"unprofitable"``, as in :func:`refusal_reasons`) and
+        ``impossible`` (the method's :math:`m'` exceeds 1: no probability is
+        enough for it; with ``cap=True``, ``m_prime``, ``cost`` and
+        ``validity`` are those of the capped recommendation).
     capacities : ndarray of int
         The current budget of each problem.
     methods : tuple of str
         Method names in table order.
+    capped : bool
+        Whether recommendations above probability 1 were capped at 1 (``cap=True``).
     """
 
     frame: pd.DataFrame
     capacities: np.ndarray
     methods: tuple
+    capped: bool = False
 
     @property
     def n_excluded(self) -> int:
@@ -281,23 +287,27 @@ class RobustnessExperiment:
         """Table 3: per method, the mean cost normalised by the optimistic baseline's, and the mean validity.
 
         Means are over the refused applicants whose counterfactual is finite
-        under every method (see :attr:`n_excluded`). Columns: ``cost``
-        (normalised), ``validity``, ``mean_cost`` (unnormalised) and ``n``.
+        under every method (see :attr:`n_excluded`; with ``cap=True`` nobody is
+        left out). Columns: ``cost`` (normalised), ``validity``, ``mean_cost``
+        (unnormalised), ``n`` and ``impossible`` (the share of the rows whose
+        uncapped :math:`m'` exceeds 1).
         """
         finite = self.frame.groupby(["problem", "applicant"])["m_prime"].transform(
             lambda s: np.isfinite(s).all())
         kept = self.frame[finite.astype(bool)]
         table = kept.groupby("method", sort=False).agg(
-            mean_cost=("cost", "mean"), validity=("validity", "mean"), n=("cost", "size"))
+            mean_cost=("cost", "mean"), validity=("validity", "mean"), n=("cost", "size"),
+            impossible=("impossible", "mean"))
         table = table.reindex(list(self.methods))
         base = table.loc["optimistic", "mean_cost"]
         table.insert(0, "cost", table["mean_cost"] / base if base > 0 else np.nan)
-        return table[["cost", "validity", "mean_cost", "n"]]
+        return table[["cost", "validity", "mean_cost", "n", "impossible"]]
 
 
 def robustness_experiment(proba, weights, *, policy: str, utility, budget_distribution: BudgetDistribution,
                           problems: Sequence, rhos=(0.7, 0.9), ps=(0.7, 0.9), n_validation: int = 200,
-                          n_test: int = 200, random_state=0, progress: bool = False) -> RobustnessExperiment:
+                          n_test: int = 200, random_state=0, progress: bool = False,
+                          cap: bool = False) -> RobustnessExperiment:
     """The design of the paper's Table 3: static, :math:`\\rho`-robust, p-noisy and optimistic recourse.
 
     For each allocation problem (a set of applicants, e.g. 20 rows sampled
@@ -338,6 +348,8 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
     random_state : int or numpy Generator, default 0
     progress : bool, default False
         Progress bar over problems.
+    cap : bool, default False
+        Cap every recommendation at probability 1 (see above). The random draws do not depend on it.
 
     Returns
     -------
@@ -384,13 +396,13 @@ def robustness_experiment(proba, weights, *, policy: str, utility, budget_distri
         current.append(r0)
         W = None if w_all is None else w_all[members]
         rows += _one_problem(number, members, p_all[members], W, (r0, val_caps, test_caps), rhos, ps,
-                             budget_distribution.std, rng, policy=policy, utility=utility)
+                             budget_distribution.std, rng, bool(cap), policy=policy, utility=utility)
     frame = pd.DataFrame(rows, columns=["problem", "applicant", "capacity", "method", "proba", "m_prime", "cost",
-                                        "validity", "reason"])
-    return RobustnessExperiment(frame, np.asarray(current, dtype=np.int64), methods)
+                                        "validity", "reason", "impossible"])
+    return RobustnessExperiment(frame, np.asarray(current, dtype=np.int64), methods, bool(cap))
 
 
-def _one_problem(number, members, P, W, budgets, rhos, ps, sigma, rng, **kw) -> list:
+def _one_problem(number, members, P, W, budgets, rhos, ps, sigma, rng, cap, **kw) -> list:
     """One problem of :func:`robustness_experiment`: a row per (refused applicant, method)."""
     r0, val_caps, test_caps = budgets
     values = np.asarray(kw["utility"].value(P, W), dtype=float)
@@ -407,12 +419,15 @@ def _one_problem(number, members, P, W, budgets, rhos, ps, sigma, rng, **kw) -> 
     m_primes["optimistic"] = robust_recourse(test, 1.0)
     rows = []
     for method, m in m_primes.items():
+        impossible = m > 1
+        if cap:
+            m = np.minimum(m, 1.0)
         m_new = np.where(np.isfinite(m), np.maximum(P, m), P)
         valid = ((m_new[None, :] >= test) & np.isfinite(test)).mean(axis=0)
         cost = prediction_cost(P, m)
         for k in np.flatnonzero(refused):
             rows.append((number, int(members[k]), r0, method, P[k], m[k], cost[k], valid[k],
-                         "budget" if values[k] > 0 else "unprofitable"))
+                         "budget" if values[k] > 0 else "unprofitable", bool(impossible[k])))
     return rows
 
 

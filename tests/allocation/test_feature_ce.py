@@ -241,3 +241,30 @@ def test_encoded_frames_are_read_by_column_name(admissions_model):
     np.testing.assert_array_equal(pool, graft_candidates(Z[index], Z, enc))
     np.testing.assert_array_equal(prune_move(model, shuffled.iloc[[index]], Z[got.target], 0.7, enc),
                                   prune_move(model, Z[index], Z[got.target], 0.7, enc))
+
+
+def test_advise_is_graft_search_and_prune_in_one_call():
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    from recourselab.allocation import advise, feature_ce, graft_candidates, prune_move
+    from recourselab.features import Encoder, FeatureSpec
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.random(40), "b": rng.random(40), "c": rng.random(40)})
+    enc = Encoder([FeatureSpec("a", "continuous", "increase"), FeatureSpec("b", "continuous"),
+                   FeatureSpec("c", "continuous")]).fit(frame)
+    Z = enc.transform(frame)
+    model = LogisticRegression().fit(Z, (frame["a"] + frame["b"] > 1).astype(int))
+    z = Z[int(np.argmin(model.predict_proba(Z)[:, 1]))]
+    move, advice = advise(model, z, Z, 0.6, enc, keep=["c"])
+    pool = graft_candidates(z, Z, enc, keep=["c"])
+    expected = feature_ce(model, pool, 0, 0.6, enc)
+    pd.testing.assert_frame_equal(move.to_frame(), expected.to_frame())
+    assert move.found
+    if move.found:
+        assert np.array_equal(advice, prune_move(model, pool[0], pool[move.target], 0.6, enc))
+        assert enc.actionable(z[None, :], advice[None, :])[0] and model.predict_proba(advice[None, :])[0, 1] >= 0.6
+        assert np.isclose(advice[enc.slices_["c"]], z[enc.slices_["c"]]).all()
+    unreachable, none = advise(model, z, Z, 1.0, enc)
+    assert not unreachable.found and none is None

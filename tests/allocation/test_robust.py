@@ -244,3 +244,24 @@ def test_robustness_experiment_accepts_one_level_as_a_number():
                                 budget_distribution=BudgetDistribution(2, 1), problems=[np.arange(4)],
                                 rhos=0.9, ps=0.7, n_validation=20, n_test=20)
     assert res.methods == ("static CE", "0.9-robust", "0.7-noisy", "optimistic")
+
+
+def test_robustness_experiment_caps_impossible_advice_at_one():
+    proba, credit = lending_pool()
+    rng = np.random.default_rng(5)
+    problems = [rng.choice(len(proba), 20, replace=False) for _ in range(5)]
+    kw = dict(policy="knapsack", utility=LendingUtility(0.06, 4, 0.5), budget_distribution=BudgetDistribution(
+        120, 40), problems=problems, n_validation=60, n_test=60, random_state=1)
+    kept, capped = robustness_experiment(proba, credit, **kw), robustness_experiment(proba, credit, cap=True, **kw)
+    a, b = kept.frame, capped.frame
+    assert not kept.capped and capped.capped
+    assert a["impossible"].any() and (a["impossible"] == b["impossible"]).all()  # same draws either way
+    assert (a["impossible"] == (a["m_prime"] > 1)).all() and (b["m_prime"] <= 1).all()
+    possible = ~a["impossible"]
+    assert np.array_equal(a[possible].to_numpy(), b[possible].to_numpy())  # only impossible advice changes
+    assert (b["cost"] <= 1 - b["proba"] + 1e-12).all()
+    assert (b.loc[a["impossible"] & np.isfinite(a["m_prime"]), "validity"]
+            <= a.loc[a["impossible"] & np.isfinite(a["m_prime"]), "validity"]).all()
+    assert capped.n_excluded == 0 and capped.to_frame()["n"].sum() == len(b)
+    assert kept.to_frame()["n"].sum() < len(a)  # the paper's table leaves out applicants with an infinite m'
+    assert 0 < capped.to_frame().loc["0.9-robust", "impossible"] < 1
