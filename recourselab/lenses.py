@@ -16,6 +16,7 @@ Everything random takes ``random_state`` or is seeded from the world's seed.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -232,9 +233,17 @@ def cec_lens(world: World, financial) -> Lens:
 
 
 def _recourse(trained, Z: np.ndarray, rows: np.ndarray, actionable: bool):
+    """Relaxed costs by the closed-form projection; actionable advice by the exact MIP in whole steps.
+
+    The closed form's actionable variant (the projection snapped onwards to whole levels) moves nearly every
+    mutable feature and overshoots the boundary; the MIP gives the cheapest advice on the grid.
+    """
     coef, intercept = trained.model.coef_[0], float(trained.model.intercept_[0])
     X = pd.DataFrame(Z[rows], columns=list(trained.encoder.feature_names_out_))
-    return X, linear_recourse(X, coef, intercept, encoder=trained.encoder, actionable=actionable)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*cannot reach the favourable side.*")  # counted as no_advice
+        return X, linear_recourse(X, coef, intercept, encoder=trained.encoder, actionable=actionable,
+                                  method="mip" if actionable else "closed_form")
 
 
 def ranking_lens(world: World, *, tolerance: float = 1 / 3) -> Lens:
@@ -243,8 +252,9 @@ def ranking_lens(world: World, *, tolerance: float = 1 / 3) -> Lens:
     Each refused applicant's cost to the (linear) model's boundary is computed
     twice with :func:`~recourselab.counterfactuals.linear_recourse`: as the
     continuous **relaxation** (feasible moves, what RAGUEL's ρ is defined on)
-    and as **actionable advice** (whole levels, the advice policy; some
-    applicants have none). Flags: none (a waiting list detects nobody).
+    and as the cheapest **actionable advice** (the MIP in whole levels and
+    units under the advice policy, weighted-L1 objective; some applicants
+    have none). Flags: none (a waiting list detects nobody).
     Details: ``rows``, ``X`` (encoded refused rows), ``relaxed`` and ``advice``
     (the two recourse results), ``rho`` and ``rho_reference`` (ρ = the smaller
     group mean of relaxed costs over the larger, for the audited and the
