@@ -134,7 +134,11 @@ def one_split(data, seed):
         "spearman relaxed vs advice cost": float(pd.Series(initial.cost[finite]).corr(
             pd.Series(advice.cost[finite]), method="spearman")),
         **{f"{m} {name}": v[m] for name, v in metrics.items() for m in ("rKL", "rND", "rRD")},
+        "top 10 gap before": float(m_before[protected] - m_before.drop(protected).max()),
+        "top 10 gap after": float(m_after[protected] - m_after.drop(protected).max()),
         "RAGUEL places moved": int((result.order != order0).sum()),
+        "RAGUEL edit cost": float(step.sum()),
+        "block 20 edit cost": float(np.sqrt(((np.asarray(block.X_new) - X0) ** 2).sum(axis=1)).sum()),
         "block 20 edited": int(block.changed.sum()),
         "block 20 places moved": int((block.order != order0).sum()),
         "block 20 unfair blocks after": int(block.blocks_unfair_after),
