@@ -29,7 +29,7 @@ from ._checks import (
 )
 from .explanations import prediction_ce_matrix, prediction_cost, thresholds
 from .policies import allocate
-from .robust import BudgetDistribution, noisy_recourse, robust_recourse
+from .robust import BudgetDistribution, noisy_recourse, reaches, robust_recourse
 
 __all__ = [
     "REFUSAL_REASONS",
@@ -423,7 +423,7 @@ def _one_problem(number, members, P, W, budgets, rhos, ps, sigma, rng, cap, **kw
         if cap:
             m = np.minimum(m, 1.0)
         m_new = np.where(np.isfinite(m), np.maximum(P, m), P)
-        valid = ((m_new[None, :] >= test) & np.isfinite(test)).mean(axis=0)
+        valid = reaches(m_new[None, :], test).mean(axis=0)
         cost = prediction_cost(P, m)
         for k in np.flatnonzero(refused):
             rows.append((number, int(members[k]), r0, method, P[k], m[k], cost[k], valid[k],

@@ -39,6 +39,18 @@ __all__ = [
     "BudgetDistribution",
 ]
 
+#: Absolute tolerance of the validity comparison ``m_new >= m'``. The same need computed under two
+#: budgets that select the same others comes out of the leave-one-out tables through different sums
+#: and can differ by ~1e-15; without a tolerance such a tie counts as a failure. 1e-12 is far below
+#: the margin epsilon (1e-6 in utility), so the conservative reading of the epsilon band is kept.
+TIE_TOL = 1e-12
+
+
+def reaches(m_new, ce):
+    """``m_new >= ce`` up to :data:`TIE_TOL`, and never for an infinite need (arrays broadcast)."""
+    ce = np.asarray(ce, dtype=float)
+    return (np.asarray(m_new, dtype=float) >= ce - TIE_TOL) & np.isfinite(ce)
+
 
 def robust_recourse(ce_samples, rho) -> np.ndarray:
     """The :math:`\\rho`-robust prediction counterfactual of Algorithm 1, per applicant.
@@ -119,7 +131,7 @@ class MonteCarloRecourse:
         return pd.DataFrame({
             "capacity": self.capacities,
             "prediction_ce": self.samples,
-            "valid": (m_new >= self.samples) & np.isfinite(self.samples),
+            "valid": reaches(m_new, self.samples),
         }, index=pd.RangeIndex(len(self.samples), name="sample"))
 
 
@@ -201,7 +213,7 @@ def monte_carlo_recourse(m_i, w_i, sampler: Callable, n_samples: int, rho, *, po
         samples[j], caps[j] = _sampled_prediction_ce(sampler(rng), w_i, policy, eps)
     m_rho = float(robust_recourse(samples[:, None], rho)[0])
     m_new = max(m_i, m_rho) if math.isfinite(m_rho) else m_i
-    valid = float(np.mean((m_new >= samples) & np.isfinite(samples)))
+    valid = float(np.mean(reaches(m_new, samples)))
     return MonteCarloRecourse(m_rho, m_i, float(prediction_cost(m_i, m_rho)), rho, samples, caps, valid)
 
 
@@ -289,7 +301,8 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     :func:`prediction_ce_matrix`. Because :math:`m'` carries the margin
     :math:`\\varepsilon`, a probability inside the :math:`\\varepsilon` band
     just above a tie counts as not valid (the conservative reading), and an
-    infinite counterfactual can never be met.
+    infinite counterfactual can never be met. Equal needs computed through
+    different sums are compared with the tolerance :data:`TIE_TOL`.
 
     Parameters
     ----------
@@ -322,7 +335,7 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     m_new = check_targets(m_new, "m_new", ndim=None)
     if m_new.shape != ce.shape[1:]:
         raise ValueError(f"m_new has shape {m_new.shape} but the pool has {ce.shape[1]} applicants.")
-    return ((m_new[None, :] >= ce) & np.isfinite(ce)).mean(axis=0)
+    return reaches(m_new[None, :], ce).mean(axis=0)
 
 
 @dataclass(frozen=True)

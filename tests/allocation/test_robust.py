@@ -24,6 +24,7 @@ from recourselab.allocation import (
     utility_ce,
     validity,
 )
+from recourselab.allocation.robust import TIE_TOL, reaches
 
 EPS = 1e-6
 M = np.array([0.8, 0.7, 0.6, 0.5])
@@ -85,9 +86,9 @@ def test_validity_shortcut_equals_rerunning_the_allocation(problem, data):
         for j, r in enumerate(capacities):
             rerun[j, i] = allocate(utility.value(p, weights), weights, r, policy).selected[i]
             # inside the documented eps band just above a tie the shortcut says "not valid" (conservative)
-            band[j, i] = at_tie[j, i] - 1e-12 <= m_new[i] < ce[j, i]
+            band[j, i] = at_tie[j, i] - 1e-12 <= m_new[i] < ce[j, i] - TIE_TOL
     outside = ~band
-    np.testing.assert_array_equal(rerun[outside], ((m_new[None, :] >= ce) & np.isfinite(ce))[outside])
+    np.testing.assert_array_equal(rerun[outside], reaches(m_new[None, :], ce)[outside])
     np.testing.assert_allclose(shortcut, (rerun & outside).mean(axis=0), atol=1e-12)
 
 def test_noisy_recourse_brackets_the_static_counterfactual():
@@ -265,3 +266,20 @@ def test_robustness_experiment_caps_impossible_advice_at_one():
     assert capped.n_excluded == 0 and capped.to_frame()["n"].sum() == len(b)
     assert kept.to_frame()["n"].sum() < len(a)  # the paper's table leaves out applicants with an infinite m'
     assert 0 < capped.to_frame().loc["0.9-robust", "impossible"] < 1
+
+
+def test_validity_counts_a_tie_reached_through_different_sums():
+    # applicant 71 needs the same probability at budgets 205 and 163 (the same others are selected), but the
+    # leave-one-out tables reach it through different sums: the two values differ by ~3e-16. Advice computed at
+    # 205 must count as valid at 163; a probability a hair (1e-9, inside the epsilon band) below stays invalid.
+    proba, credit = lending_pool()
+    members = [71, 211, 7, 274, 291, 140, 18, 142, 284, 253, 252, 10, 52, 6, 138, 179, 233, 33, 14, 193]
+    kw = dict(policy="knapsack", utility=LendingUtility(0.06, 4, 0.5))
+    need = al.prediction_ce_matrix(proba[members], credit[members], [205, 163], **kw)[:, 0]
+    assert need[0] != need[1] and abs(need[0] - need[1]) < 1e-14
+    m_new = proba[members].copy()
+    m_new[0] = need.min()
+    assert validity(m_new, proba[members], credit[members], [205, 163], **kw)[0] == 1.0
+    m_new[0] = need.min() - 1e-9
+    assert validity(m_new, proba[members], credit[members], [205, 163], **kw)[0] == 0.0
+    assert reaches(0.5, 0.5 + 1e-15) and not reaches(0.5, 0.5 + 1e-9) and not reaches(2.0, np.inf)
