@@ -10,6 +10,8 @@ Two tables:
   (flagged and harmed), precision, base rate, recall, the hypergeometric
   expectation and two-sided 95% chance interval of the hits, the one-sided
   p-value of P(hits >= observed) and the lift (:func:`recourselab.lenses.truth_table`);
+  the baseline "closest to the boundary" flags the refused women with the highest audited
+  P(repay), as many as the counterfactual flip flags;
 - ``groups.csv``: per seed, each group measure for the audited and the
   reference model (ρ of actionable costs and the no-advice gap from the
   cheapest actionable advice, the MIP, each model for its own refused).
@@ -56,7 +58,8 @@ def detectors(world):
     face, cst, cec = (lenses.face_lens(world, EPSILONS), lenses.cst_lens(world, DAG),
                       lenses.cec_lens(world, FINANCIAL))
     flags = {"CST significant": cst.flags, "ST significant": cst.st, "counterfactual flip": cst.flip,
-             "sex-only flip": cst.sex_flip, "CEC regime D": cec.flags, "FACEGroup no path": face.flags}
+             "sex-only flip": cst.sex_flip, "CEC regime D": cec.flags, "FACEGroup no path": face.flags,
+             "closest to the boundary": lenses.closest_to_boundary(world, int(cst.flip.sum()))}
     return flags, face, cec
 
 

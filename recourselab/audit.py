@@ -160,12 +160,12 @@ class BiasedHistory:
         return protected & ~self.biased.decide(Z) & self.reference.decide(Z)
 
     def to_frame(self) -> pd.DataFrame:
-        """Per test group: approval rate of both models, accuracy of both (on true labels), harmed count."""
+        """Per test group: approval rate of both models, accuracy of both (on true labels), and the count
+        refused by the biased model and approved by the reference (for the protected group: the harmed)."""
         test, Z = self.biased.test, self.biased.Z_test
         y = self.reference.y_test
         groups = test[self.column].to_numpy()
         biased, reference = self.biased.decide(Z), self.reference.decide(Z)
-        harmed = self.harmed()
         rows = {}
         for g in pd.unique(groups):
             m = groups == g
@@ -173,7 +173,7 @@ class BiasedHistory:
                        "approval (reference)": float(reference[m].mean()),
                        "accuracy (biased)": float((biased[m] == (y[m] == 1)).mean()),
                        "accuracy (reference)": float((reference[m] == (y[m] == 1)).mean()),
-                       "refused because of the bias": int(harmed[m].sum())}
+                       "refused, reference approves": int((~biased & reference)[m].sum())}
         return pd.DataFrame.from_dict(rows, orient="index")
 
 

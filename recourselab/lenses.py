@@ -34,7 +34,7 @@ from .scm import AdditiveNoiseSCM
 from .situation_testing import situation_testing
 
 __all__ = ["World", "planted_world", "Lens", "face_lens", "cst_lens", "cec_lens", "ranking_lens", "budget_lens",
-           "truth_table"]
+           "closest_to_boundary", "truth_table"]
 
 
 @dataclass(frozen=True)
@@ -331,6 +331,28 @@ def budget_lens(world: World, utility, *, funded_share: float = 0.5, rounds: int
                                "distribution": distribution, "caused_share": flags.sum() / max((~lent).sum(), 1),
                                "valid_static": valid_static[flags], "valid_robust": valid_robust[flags],
                                "impossible": int((target[flags] > 1).sum())})
+
+
+def closest_to_boundary(world: World, k: int) -> np.ndarray:
+    """The ``k`` refused protected applicants with the highest audited P(favourable): a margin rule.
+
+    A baseline detector that asks no counterfactual: it ranks the refused
+    protected applicants by their distance to the audited model's boundary. It
+    borrows ``k`` from another detector (e.g. the flip's count).
+
+    Examples
+    --------
+    >>> from recourselab.datasets import load_german_credit
+    >>> world = planted_world(load_german_credit(), protected_value="female", rate=0.25)
+    >>> int(closest_to_boundary(world, 5).sum())
+    5
+    """
+    k = check_int(k, "k", minimum=0)
+    complainants = np.flatnonzero(world.protected & world.refused)
+    proba = world.audited.proba(world.Z[complainants])
+    flags = np.zeros(len(world.Z), bool)
+    flags[complainants[np.argsort(-proba, kind="stable")[:k]]] = True
+    return flags
 
 
 def truth_table(world: World, detectors: dict) -> pd.DataFrame:

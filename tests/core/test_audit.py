@@ -53,7 +53,7 @@ def test_train_on_biased_history_differs_from_the_reference_only_by_the_bias(ger
     table = history.to_frame()
     assert table.loc["female", "approval (biased)"] < table.loc["female", "approval (reference)"]
     harmed = history.harmed()
-    assert harmed.sum() == table.loc["female", "refused because of the bias"] > 0
+    assert harmed.sum() == table.loc["female", "refused, reference approves"] > 0
     assert (biased.test["sex"].to_numpy()[harmed] == "female").all()
 
 

@@ -47,6 +47,15 @@ def test_without_edges_out_of_sex_the_counterfactual_flip_is_the_sex_only_flip(w
     assert np.array_equal(cst.flip, cst.sex_flip)
 
 
+def test_on_a_linear_model_the_sex_only_flip_is_the_margin_rule(world):
+    sex_flip = lenses.cst_lens(world, DAG).sex_flip
+    margin = lenses.closest_to_boundary(world, int(sex_flip.sum()))
+    assert np.array_equal(margin, sex_flip)  # the switch adds one weight: the closest k cross the boundary
+    proba = world.audited.proba(world.Z)
+    inside = world.protected & world.refused
+    assert proba[margin].min() >= proba[inside & ~margin].max()
+
+
 def test_regime_d_flags_are_flipped_pairs(world):
     cec = lenses.cec_lens(world, ["credit_amount", "duration", "age"])
     assert not (cec.flags & ~cec.flipped).any()
