@@ -117,6 +117,7 @@ def one_split(data, seed):
         "edited total effort above initial cost": int((total > initial.cost[edited] + 1e-12).sum()),
         "edited still refused": int(still_refused.sum()),
         "rho top 10 before": before[k10], "rho top 10 after": after[k10],
+        "rho top 2 before": before[1],  # NaN: the top two are one group
         "protected dearer in top 10 before": bool(m_before[protected] > m_before.drop(protected).max()),
         "protected dearer in top 10 after": bool(m_after[protected] > m_after.drop(protected).max()),
         "prefixes losing > 0.1": int(np.nansum(before - after > 0.1)),
