@@ -12,6 +12,7 @@ the build when the file differs. This script
    flag (Δp > 0), how many of ST's flags CST w/o also flags, how many CF flags
    CST misses, and ST on the same draw with women thinned to the share of the
    authors' published loan data (all men kept, a random subset of the women);
+   at k = 15 also the Prop. 3.6 counts and the Fig. 2 (right) share;
    it writes ``book/data/cst/draws.csv`` (about 20 s);
 2. executes the report once with ``CST_WRITE_CLAIMS=1``, which makes its last
    cell rewrite ``book/data/cst/claims.json``.
@@ -35,7 +36,7 @@ import pandas as pd
 
 from recourselab.datasets import make_loan_scm
 from recourselab.scm import AdditiveNoiseSCM
-from recourselab.situation_testing import counterfactual_fairness, situation_testing
+from recourselab.situation_testing import build_groups, counterfactual_fairness, situation_testing
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "book" / "data" / "cst"
@@ -74,6 +75,21 @@ def one_draw(seed: int, authors_share: float) -> list[dict]:
                      "CST": int(cst.sum()), "CF": int(cf.sum()), "ST also CST w/o": int((st & wo).sum()),
                      "CF missed by CST": int((cf & ~cst).sum()), "thinned women": int(n_kept),
                      "ST, thinned": int(thinned.sum())})
+    # k = 15 only: Prop. 3.6 (CST flags, CF not, approved / refused) and Fig. 2 right (median balances)
+    k15 = rows[0]
+    st = situation_testing(X, women, y, k=15)["discrimination"].to_numpy()
+    wo = situation_testing(X, women, y, k=15, X_cf=X_cf)["discrimination"].to_numpy()
+    cst = situation_testing(X, women, y, k=15, X_cf=X_cf, y_hat_cf=y_cf, include_centers=True)[
+        "discrimination"].to_numpy()
+    approved = y[women] == 1
+    k15["CST not CF, approved"] = int((cst & ~cf & approved).sum())
+    k15["CST not CF, refused"] = int((cst & ~cf & ~approved).sum())
+    g_st, g_cst = build_groups(X, women, k=15), build_groups(X, women, k=15, X_cf=X_cf)
+    bal, both = X["account_balance"].to_numpy(), set(X.index[women][st & wo])
+    nearer = [abs(np.median(bal[g_st.test[i]]) - np.median(bal[g_st.control[i]]))
+              < abs(np.median(bal[g_cst.test[i]]) - np.median(bal[g_st.control[i]]))
+              for i, c in enumerate(g_st.complainants) if c in both]
+    k15["ST and CST w/o"], k15["ST test group nearer (%)"] = len(nearer), 100 * float(np.mean(nearer))
     return rows
 
 
