@@ -20,7 +20,8 @@ partners of the other group equal `book/data/cec/<data>_cv.csv`, which this scri
 The regimes depend on the score threshold t (0.25 in every other file). `... cec_report.py thresholds` refits
 German Credit's methods, its stronger CEC setting and the sensitivity grid of `cec_experiments.py` (same folds
 and seeds) and writes `book/data/cec/german_thresholds.csv`: the metrics at t = 0.1, 0.25, 0.5 and 0.75, with
-partners of both kinds (5 CPU minutes, 13 on a busy shared machine; its t = 0.25 rows are checked against the stored files).
+partners of both kinds (5 CPU minutes, 13 on a busy shared machine; its t = 0.25 rows are checked
+against the stored files).
 """
 
 from __future__ import annotations

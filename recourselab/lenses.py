@@ -317,7 +317,7 @@ def budget_lens(world: World, utility, *, funded_share: float = 0.5, rounds: int
     n = len(world.Z)
     reason = np.empty(n, dtype=object)
     valid_static, valid_robust, target = (np.full(n, np.nan) for _ in range(3))
-    for rows, budget in zip(np.array_split(rng.permutation(n), rounds), budgets):
+    for rows, budget in zip(np.array_split(rng.permutation(n), rounds), budgets, strict=True):
         p, w = proba[rows], credit[rows]
         reason[rows] = al.refusal_reasons(utility.value(p, w), w, int(budget))
         static = al.prediction_ce_matrix(p, w, [int(budget)], policy="knapsack", utility=utility)[0]
