@@ -47,7 +47,7 @@ TIE_TOL = 1e-12
 
 
 def reaches(m_new, ce):
-    """``m_new >= ce`` up to :data:`TIE_TOL`, and never for an infinite need (arrays broadcast)."""
+    """``m_new >= ce`` up to ``TIE_TOL``, and never for an infinite need (arrays broadcast)."""
     ce = np.asarray(ce, dtype=float)
     return (np.asarray(m_new, dtype=float) >= ce - TIE_TOL) & np.isfinite(ce)
 
@@ -302,7 +302,7 @@ def validity(m_new, proba, weights, capacities, *, policy: str, utility, eps: fl
     :math:`\\varepsilon`, a probability inside the :math:`\\varepsilon` band
     just above a tie counts as not valid (the conservative reading), and an
     infinite counterfactual can never be met. Equal needs computed through
-    different sums are compared with the tolerance :data:`TIE_TOL`.
+    different sums are compared with the tolerance ``TIE_TOL``.
 
     Parameters
     ----------
