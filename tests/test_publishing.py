@@ -33,6 +33,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
 def _module(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -144,21 +145,16 @@ def _chapters() -> list[str]:
     return [Path(f).name for f in files if Path(f).name != "teaching"]
 
 
+session_plans = _module("session_plans", ROOT / "tools" / "session_plans.py")
+
+
 def _teaching_sections() -> dict[str, str]:
     """The teaching page's sections, keyed by the chapter their heading links with {doc}."""
-    text = (ROOT / "book" / "teaching.md").read_text()
-    sections = {}
-    for block in re.split(r"^## ", text, flags=re.M)[1:]:
-        heading = block.splitlines()[0]
-        match = re.search(r"\{doc\}`([\w/]+)`", heading)
-        if match:
-            sections[match.group(1)] = block
-    return sections
+    return session_plans.teaching_sections()
 
 
 def _exercise_labels(chapter: str) -> set[str]:
-    text = (ROOT / "book" / f"{chapter}.md").read_text()
-    return set(re.findall(r"```+\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label: ([\w-]+)", text))
+    return session_plans.exercise_labels(chapter)
 
 
 def test_teaching_page_is_in_the_toc_and_covers_every_chapter():
@@ -177,9 +173,39 @@ def test_teaching_page_is_in_the_toc_and_covers_every_chapter():
 def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
     for chapter, block in _teaching_sections().items():
         named = set(re.findall(r"\{ref\}`([\w-]+)`", block))
-        labels = _exercise_labels(chapter)
-        assert named <= labels, f"teaching page, {chapter}: {sorted(named - labels)} are not exercises of {chapter}"
+        labels, sections = _exercise_labels(chapter), set(session_plans.sections(chapter))
+        assert named <= labels | sections, \
+            f"teaching page, {chapter}: {sorted(named - labels - sections)} are not exercises or sections of {chapter}"
         assert labels <= named, f"teaching page, {chapter}: exercises {sorted(labels - named)} are not discussed"
+
+
+def test_session_plans_fit_the_session_and_the_lesson():
+    """Each plan's minutes add up to 50 or 90, it places every labelled section of its lesson (in class or
+    as reading), and no item gives its sections less than a minute per 100 words of their prose."""
+    found = [p for chapter, block in _teaching_sections().items() for p in session_plans.problems(chapter, block)]
+    assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
+
+
+def test_a_squeezed_or_partial_plan_is_caught():
+    tree = session_plans.sections("fair_ranking")
+    assert {"rank-toy", "rank-german", "rank-repair-top"} <= set(tree)
+    assert tree["rank-repair-top"].parent == "rank-german" and tree["rank-german"].own_words > 100
+    block = """**50 minutes.**
+- 2 min: {ref}`rank-german`, the whole waiting list.
+- 40 min: {ref}`rank-toy` and {ref}`no-such-label`.
+
+**90 minutes.**
+- 90 min: {ref}`rank-toy`.
+
+**Homework.**
+"""
+    found = "\n".join(session_plans.problems("fair_ranking", block))
+    assert "50 min: the items add up to 42 min" in found
+    assert "2 min for" in found and "rank-german" in found  # too short for its prose
+    assert "'no-such-label' is neither a section nor an exercise" in found
+    assert "section 'rank-method'" in found and "section 'rank-explore'" in found  # left out of the 50
+    assert "90 min: section 'rank-german'" in found
+    assert "section 'rank-toy'" not in found
 
 
 def test_exercise_labels_are_found():

@@ -1,0 +1,211 @@
+"""The teaching page's session plans, checked against the lessons they plan (issue 25).
+
+Each chapter's section of ``book/teaching.md`` has a **50 minutes.** and a **90 minutes.** plan: a list
+of items ``- N min: ...`` that name the lesson's sections by their labels (``{ref}`rank-toy```) and its
+exercises by theirs, optionally followed by a line ``Set as reading: ...`` naming sections left out of
+class. A plan is sound when
+
+* its items' minutes add up to the session (50 or 90);
+* every labelled section of the lesson is named by the plan (items or reading), itself or through a
+  section that contains it: nothing in the lesson is silently skipped;
+* every item gives the sections and exercises it names at least one minute per ``WORDS_PER_MINUTE``
+  words of their prose (an exercise's statement, not its solution), as measured by ``tools/lessons.py``
+  (a section named inside a larger named one is counted once, by the item that names it);
+* it names only labels of its own lesson.
+
+Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
+words they cover, and the problems found; ``tests/test_publishing.py`` requires that there be none.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lessons  # noqa: E402
+
+ROOT = lessons.ROOT
+WORDS_PER_MINUTE = 100  # a class reads and discusses a lesson's prose no faster than this
+SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
+LABEL = re.compile(r"^\(([\w-]+)\)=$")
+REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`")
+ITEM = re.compile(r"^- (\d+) min\b")
+
+
+@dataclass
+class Section:
+    label: str
+    title: str
+    level: int
+    own_words: int  # prose words between its heading and the next heading of any level
+    children: list[str] = field(default_factory=list)
+    parent: str | None = None
+
+
+def _words(lines: list[str]) -> int:
+    text = lessons._strip_inline("\n".join(lessons._prose_lines("\n".join(lines))))
+    return len(lessons.WORD.findall(text))
+
+
+def sections(chapter: str) -> dict[str, Section]:
+    """The labelled headings of ``book/<chapter>.md`` (a ``(label)=`` line right above the heading)."""
+    lines = (ROOT / "book" / f"{chapter}.md").read_text().split("\n")
+    heads, fence = [], None
+    for i, line in enumerate(lines):
+        opening = re.match(r"^(`{3,}|:{3,})", line)
+        if opening:
+            if fence is None and line.strip() != opening.group(1):
+                fence = opening.group(1)
+            elif fence is not None and line.strip() == fence:
+                fence = None
+            continue
+        heading = re.match(r"^(#+) (.*)$", line)
+        if heading and fence is None:
+            label = LABEL.match(lines[i - 1]) if i else None
+            heads.append((i, len(heading.group(1)), label.group(1) if label else None, heading.group(2)))
+    found: dict[str, Section] = {}
+    stack: list[tuple[int, str | None]] = []  # (level, label) of the enclosing headings
+    for k, (i, level, label, title) in enumerate(heads):
+        end = heads[k + 1][0] if k + 1 < len(heads) else len(lines)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        stack.append((level, label))
+        if label is None:
+            continue
+        found[label] = Section(label, title, level, _words(lines[i:end]), parent=parent)
+        if parent in found:
+            found[parent].children.append(label)
+    return found
+
+
+def exercise_labels(chapter: str) -> set[str]:
+    text = (ROOT / "book" / f"{chapter}.md").read_text()
+    return set(re.findall(r"```+\{exercise\}[^\n]*\n(?::[^\n]*\n)*?:label: ([\w-]+)", text))
+
+
+def exercise_words(chapter: str) -> dict[str, int]:
+    """The prose words of each exercise's statement (its solution not counted)."""
+    text = (ROOT / "book" / f"{chapter}.md").read_text()
+    found = {}
+    for fence, body in re.findall(r"^(`{3,})\{exercise\}[^\n]*\n(.*?)^\1$", text, flags=re.M | re.S):
+        label = re.search(r"^:label: ([\w-]+)", body, flags=re.M)
+        if label:
+            found[label.group(1)] = _words(body.split("\n"))
+    return found
+
+
+@dataclass
+class Plan:
+    minutes: int  # the session's length
+    items: list[tuple[int, list[str], str]]  # (minutes, labels named, text)
+    reading: list[str]  # labels set as reading
+
+
+def plans(block: str) -> dict[int, Plan]:
+    """The 50- and 90-minute plans of one chapter's section of the teaching page."""
+    found = {}
+    for marker, session in SESSIONS.items():
+        if marker not in block:
+            continue
+        body = block.split(marker, 1)[1]
+        body = re.split(r"^\*\*[^*\n]+\.\*\*", body, maxsplit=1, flags=re.M)[0]  # up to the next bold key
+        items, reading, current = [], [], None
+        for line in body.splitlines():
+            match = ITEM.match(line)
+            if match:
+                current = [int(match.group(1)), line]
+                items.append(current)
+            elif line.startswith("Set as reading"):
+                current = None
+                reading += REF.findall(line)
+            elif current is not None and line.strip() and not line.startswith("- "):
+                current[1] += " " + line.strip()
+            else:
+                current = None
+        found[session] = Plan(session, [(m, REF.findall(text), text) for m, text in items], reading)
+    return found
+
+
+def covered_words(plan: Plan, tree: dict[str, Section], exercises: dict[str, int]) -> list[int]:
+    """Per item, the prose words of the sections and exercise statements it names.
+
+    A sub-section named elsewhere in the plan is counted there, not twice.
+    """
+    named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+
+    def words(label: str) -> int:
+        section = tree[label]
+        return section.own_words + sum(words(child) for child in section.children if child not in named)
+
+    return [sum(words(label) if label in tree else exercises.get(label, 0) for label in labels)
+            for _, labels, _ in plan.items]
+
+
+def _covered(label: str, tree: dict[str, Section], named: set[str]) -> bool:
+    """A section is in a plan when it is named, or a section containing it is, or all of its sub-sections are."""
+    up = label
+    while up is not None:
+        if up in named:
+            return True
+        up = tree[up].parent if up in tree else None
+    children = tree[label].children
+    return bool(children) and all(_covered(child, tree, named) for child in children)
+
+
+def problems(chapter: str, block: str) -> list[str]:
+    """What is wrong with the plans of ``chapter`` (empty when they are sound)."""
+    tree, exercises, found = sections(chapter), exercise_labels(chapter), []
+    plan_by_session = plans(block)
+    for session in SESSIONS.values():
+        plan = plan_by_session.get(session)
+        if plan is None or not plan.items:
+            found.append(f"{chapter}: no {session}-minute plan of '- N min: ...' items")
+            continue
+        total = sum(m for m, _, _ in plan.items)
+        if total != session:
+            found.append(f"{chapter}, {session} min: the items add up to {total} min")
+        named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+        for label in sorted(named - set(tree) - exercises):
+            found.append(f"{chapter}, {session} min: {label!r} is neither a section nor an exercise of {chapter}")
+        for label, section in tree.items():
+            if not _covered(label, tree, named):
+                found.append(f"{chapter}, {session} min: section {label!r} ({section.title!r}) is not in the plan")
+        for (minutes, _, text), words in zip(plan.items, covered_words(plan, tree, exercise_words(chapter)), strict=True):
+            if minutes * WORDS_PER_MINUTE < words:
+                found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose "
+                             f"(at least {-(-words // WORDS_PER_MINUTE)} min): {text[:70]}...")
+    return found
+
+
+def teaching_sections(text: str | None = None) -> dict[str, str]:
+    """The teaching page's sections, keyed by the chapter their heading links with {doc}."""
+    text = (ROOT / "book" / "teaching.md").read_text() if text is None else text
+    found = {}
+    for block in re.split(r"^## ", text, flags=re.M)[1:]:
+        match = re.search(r"\{doc\}`([\w/]+)`", block.splitlines()[0])
+        if match:
+            found[match.group(1)] = block
+    return found
+
+
+def main() -> int:
+    bad = []
+    for chapter, block in teaching_sections().items():
+        tree = sections(chapter)
+        for session, plan in plans(block).items():
+            print(f"{chapter}, {session} min")
+            for (minutes, labels, _), words in zip(plan.items, covered_words(plan, tree, exercise_words(chapter)), strict=True):
+                print(f"  {minutes:3d} min  {words:5d} words  {', '.join(labels)}")
+            if plan.reading:
+                print(f"  reading: {', '.join(plan.reading)}")
+        bad += problems(chapter, block)
+    print("\n".join(bad) or "every plan is sound")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
