@@ -91,7 +91,7 @@ def exercise_words(chapter: str) -> dict[str, int]:
     """The prose words of each exercise's statement (its solution not counted)."""
     text = (ROOT / "book" / f"{chapter}.md").read_text()
     found = {}
-    for fence, body in re.findall(r"^(`{3,})\{exercise\}[^\n]*\n(.*?)^\1$", text, flags=re.M | re.S):
+    for _fence, body in re.findall(r"^(`{3,})\{exercise\}[^\n]*\n(.*?)^\1$", text, flags=re.M | re.S):
         label = re.search(r"^:label: ([\w-]+)", body, flags=re.M)
         if label:
             found[label.group(1)] = _words(body.split("\n"))
@@ -174,7 +174,8 @@ def problems(chapter: str, block: str) -> list[str]:
         for label, section in tree.items():
             if not _covered(label, tree, named):
                 found.append(f"{chapter}, {session} min: section {label!r} ({section.title!r}) is not in the plan")
-        for (minutes, _, text), words in zip(plan.items, covered_words(plan, tree, exercise_words(chapter)), strict=True):
+        covered = covered_words(plan, tree, exercise_words(chapter))
+        for (minutes, _, text), words in zip(plan.items, covered, strict=True):
             if minutes * WORDS_PER_MINUTE < words:
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose "
                              f"(at least {-(-words // WORDS_PER_MINUTE)} min): {text[:70]}...")
@@ -198,7 +199,8 @@ def main() -> int:
         tree = sections(chapter)
         for session, plan in plans(block).items():
             print(f"{chapter}, {session} min")
-            for (minutes, labels, _), words in zip(plan.items, covered_words(plan, tree, exercise_words(chapter)), strict=True):
+            covered = covered_words(plan, tree, exercise_words(chapter))
+            for (minutes, labels, _), words in zip(plan.items, covered, strict=True):
                 print(f"  {minutes:3d} min  {words:5d} words  {', '.join(labels)}")
             if plan.reading:
                 print(f"  reading: {', '.join(plan.reading)}")
