@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from .._validation import (
     check_aligned,
     check_choice,
@@ -159,18 +160,19 @@ def _fit_model(name, M, y, a, codes, X_cf, baselines, mlp_params, random_state):
         return model.fit(M, y, sensitive_features=a, X_cf=X_cf if lam_cec else None,
                          baselines=baselines if lam_cec else None), None
     if name == "hardt":
-        from fairlearn.postprocessing import ThresholdOptimizer
+        ThresholdOptimizer = require("fairlearn.postprocessing", "fairness").ThresholdOptimizer
         model = ThresholdOptimizer(estimator=_mlp(mlp_params, random_state, lambda_eo=0.0, lambda_cec=0.0),
                                    constraints="equalized_odds", objective="balanced_accuracy_score",
                                    predict_method="predict_proba")
         return model.fit(M, y, sensitive_features=a), None
     if name == "agarwal":
-        from fairlearn.reductions import EqualizedOdds, ExponentiatedGradient
+        reductions = require("fairlearn.reductions", "fairness")
+        EqualizedOdds, ExponentiatedGradient = reductions.EqualizedOdds, reductions.ExponentiatedGradient
         model = ExponentiatedGradient(_mlp(mlp_params, random_state, lambda_eo=0.0, lambda_cec=0.0),
                                       EqualizedOdds(), max_iter=AGARWAL_MAX_ITER)
         with _quiet_fairlearn():
             return model.fit(M, y, sensitive_features=a), None
-    from fairlearn.preprocessing import CorrelationRemover  # correlation_remover
+    CorrelationRemover = require("fairlearn.preprocessing", "fairness").CorrelationRemover  # correlation_remover
     remover = CorrelationRemover(sensitive_feature_ids=[M.shape[1]])
     remover.fit(np.column_stack([M, codes]))
     Z = remover.transform(np.column_stack([M, codes]))
@@ -319,7 +321,9 @@ def evaluate_method(model_or_fitted, X_test, y_test, groups_test, *, X_cf, group
     -------
     dict
     """
-    from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
+    metrics = require("fairlearn.metrics", "fairness", "the outcome-fairness metrics of evaluate")
+    demographic_parity_difference = metrics.demographic_parity_difference
+    equalized_odds_difference = metrics.equalized_odds_difference
     from sklearn.metrics import f1_score, roc_auc_score
 
     random_state = check_seed(random_state)
