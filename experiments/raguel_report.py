@@ -154,6 +154,13 @@ def one_split(data, seed):
         "block 20 edited": int(block.changed.sum()),
         "block 20 places moved": int((block.order != order0).sum()),
         "block 20 unfair blocks after": int(block.blocks_unfair_after),
+        "block 20 unfair blocks before": int(block.blocks_unfair_before),
+        "block 20 exits": " ".join(str(int(i) + 1) for i in block.exited_blocks),  # 1-based block numbers
+        "block 20 unfair after at": " ".join(str(int(i) + 1) for i in np.flatnonzero(~block._fair_after)),
+        "block 20 unfair before at": " ".join(str(int(i) + 1) for i in np.flatnonzero(~block._fair_before)),
+        "block 20 exits unfair before": int((~block._fair_before[block.exited_blocks]).sum()),
+        "block 20 smallest block": int(block.block_sizes.min()),
+        "block 20 largest block": int(block.block_sizes.max()),
         **{f"rho never-advised weight {w}": rk.recourse_fairness_ratio(c, groups) for w, c in heavy.items()},
         **{f"spearman weight {w} vs unit": float(pd.Series(c).corr(pd.Series(initial.cost), method="spearman"))
            for w, c in heavy.items()},

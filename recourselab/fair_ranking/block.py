@@ -35,8 +35,8 @@ def _block_sizes(n, n_blocks, block_size):
         k = check_int(n_blocks, "n_blocks")
         if not 1 <= k <= n // 2:
             raise ValueError(f"n_blocks={k} must lie in [1, {n // 2}] so that every block holds at least two records.")
-        b = n // k
-        sizes = [b] * (k - 1) + [n - b * (k - 1)]
+        b, r = divmod(n, k)
+        sizes = [b + 1] * r + [b] * (k - r)  # sizes differ by at most one (the paper: "all blocks are equal")
     return np.asarray(sizes, dtype=int)
 
 
@@ -227,8 +227,9 @@ def raguel_block(X, groups, *, coef, intercept, weights=None, steps=None, protec
 
     1. Rank rows by closed-form recourse cost (ties by row position) and cut
        the ranking into consecutive blocks: ``block_size`` rows each (the last
-       block takes the remainder), or ``n_blocks`` equal blocks (the last
-       takes the remainder). Give exactly one of the two.
+       block takes the remainder), or ``n_blocks`` blocks as equal as they can
+       be (sizes differ by at most one, the larger first, as
+       ``np.array_split``). Give exactly one of the two.
     2. For each block :math:`B_i` but the last, while :math:`B_i` fails fair
        representation (Definition 3.1 on the block as a set, against the
        population shares): choose the swap of groups (out: over-represented
