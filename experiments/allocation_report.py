@@ -132,18 +132,13 @@ def calibration():
 def main():
     start = time.time()
     OUT.mkdir(parents=True, exist_ok=True)
-    if "--calibration" in sys.argv:
-        meta = json.loads((OUT / "meta.json").read_text())
-        meta["calibration"] = calibration()
-        (OUT / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-        print(json.dumps(meta["calibration"], indent=1))
-        return
-    if "--splits" in sys.argv:
-        meta = json.loads((OUT / "meta.json").read_text())
-        meta["splits"] = split_block()
-        (OUT / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-        print(json.dumps(meta["splits"], indent=1))
-        return
+    for flag, key, compute in (("--calibration", "calibration", calibration), ("--splits", "splits", split_block)):
+        if flag in sys.argv:  # recompute one part and store it in meta.json beside the others
+            meta = json.loads((OUT / "meta.json").read_text())
+            meta[key] = compute()
+            (OUT / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+            print(json.dumps(meta[key], indent=1))
+            return
     p_repay, credit, loan, budgets, accuracy = loan_setting()
     if "--middle" in sys.argv:
         meta = json.loads((OUT / "meta.json").read_text())

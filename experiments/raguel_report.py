@@ -70,7 +70,8 @@ def post_processed_rho(trained, data, Z, constraint):
     return rk.recourse_fairness_ratio(cost[now], everyone[now]), means.idxmax()
 
 
-def one_split(data, seed):
+def waiting_list(data, seed):
+    """One split's model and its waiting list: the refused rows, their marital group and relaxed recourse."""
     trained = train_model(data, random_state=seed)
     encoder = trained.encoder
     Z = encoder.transform(data.frame)
@@ -79,6 +80,11 @@ def one_split(data, seed):
     Z_wait = pd.DataFrame(Z[refused], columns=encoder.feature_names_out_)
     groups = np.where(data.frame["marital_status"].to_numpy()[refused] == "single", "single", "not single")
     initial = linear_recourse(Z_wait, a, b, encoder=encoder, actionable=False)
+    return trained, encoder, Z, a, b, refused, Z_wait, groups, initial
+
+
+def one_split(data, seed):
+    trained, encoder, Z, a, b, refused, Z_wait, groups, initial = waiting_list(data, seed)
     advice = linear_recourse(Z_wait, a, b, encoder=encoder)  # actionable: the projection snapped to whole levels
     # the cheapest actionable move on whole levels and units (the paper's integer programming; the snapped
     # projection above is actionable but not always the cheapest, see linear_recourse's docstring)
@@ -175,14 +181,7 @@ def one_split(data, seed):
 
 def block_sweep(data, seed):
     """RAGUEL-Block on one split at every (tolerance, block count) of the report's seed-0 sweep (Fig. 2, 3, Table 6)."""
-    trained = train_model(data, random_state=seed)
-    encoder = trained.encoder
-    Z = encoder.transform(data.frame)
-    a, b = trained.model.coef_[0], float(trained.model.intercept_[0])
-    refused = ~trained.decide(Z)
-    Z_wait = pd.DataFrame(Z[refused], columns=encoder.feature_names_out_)
-    groups = np.where(data.frame["marital_status"].to_numpy()[refused] == "single", "single", "not single")
-    initial = linear_recourse(Z_wait, a, b, encoder=encoder, actionable=False)
+    trained, encoder, Z, a, b, refused, Z_wait, groups, initial = waiting_list(data, seed)
     protected = pd.Series(initial.cost).groupby(groups).mean().idxmax()
     common = dict(coef=a, intercept=b, encoder=encoder, protected_group=protected)
     p_all = float((groups == protected).mean())
