@@ -33,15 +33,17 @@ book: $(STAMP)
 	wait $$alone; grep -v "Kernel is running" _build/alone.log; test $$built -eq 0
 	$(BIN)/python tools/run_alone.py --compare
 
-# The student edition: _config.yml with sphinx-exercise's hide_solutions (tools/student_config.py),
+# The student edition: _config.yml with sphinx-exercise's hide_solutions and _toc.yml without the
+# instructors' page (tools/student_config.py),
 # built apart from the full book, then checked: no solution left in the pages or downloads, and every
 # chapter offers its executed .ipynb (tools/check_html.py).
 STUDENT := _build/student
 
 book-student: $(STAMP)
 	rm -rf $(STUDENT)
-	$(BIN)/python tools/student_config.py $(STUDENT)/_config.yml
-	$(BIN)/jupyter-book build . --all -W -n --keep-going --config $(STUDENT)/_config.yml --path-output $(STUDENT)
+	$(BIN)/python tools/student_config.py $(STUDENT)
+	$(BIN)/jupyter-book build . --all -W -n --keep-going --config $(STUDENT)/_config.yml --toc $(STUDENT)/_toc.yml \
+		--path-output $(STUDENT)
 	mv $(STUDENT)/_build/html $(STUDENT)/html
 	$(BIN)/python tools/check_html.py --student $(STUDENT)/html
 

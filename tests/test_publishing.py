@@ -9,7 +9,7 @@
   exist in the chapter it discusses, and every exercise of every chapter.
 * The student edition: the solution stripping of ``book/_ext/student_edition.py``, the generated
   configuration of ``tools/student_config.py``, and a small book built with both, whose output
-  keeps the exercises and loses every solution (gated ones included).
+  keeps the exercises and loses every solution (gated ones included) and the instructors' page.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def _module(name: str, path: Path):
 
 student_edition = _module("student_edition", ROOT / "book" / "_ext" / "student_edition.py")
 student_config = _module("student_config", ROOT / "tools" / "student_config.py")
+check_html = _module("check_html", ROOT / "tools" / "check_html.py")
 
 
 # --- the repository URL in one place ---------------------------------------------------------------
@@ -303,6 +304,29 @@ def test_student_config_hides_solutions_and_changes_nothing_else():
         assert student["sphinx"]["config"][key] == config["sphinx"]["config"][key], key
 
 
+def test_student_toc_leaves_out_the_teaching_page_and_nothing_else():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    student = student_config.student_toc(toc)
+    full_files, student_files = check_html.toc_files(ROOT), []
+    assert "book/teaching" in full_files and "book/teaching" in yaml.safe_dump(toc)  # the input is unchanged
+    for part in student["parts"]:
+        assert part["chapters"], f"an empty part {part['caption']!r} is left in the student edition"
+        student_files += [entry["file"] for entry in part["chapters"]]
+    assert student["root"] == toc["root"]
+    assert student_files == [f for f in full_files[1:] if f != "book/teaching"]
+    assert "For instructors" not in [part["caption"] for part in student["parts"]]
+    with pytest.raises(ValueError, match="root page"):
+        student_config.student_toc(toc, drop=(toc["root"],))
+
+
+def test_the_student_check_fails_on_a_built_teaching_page(tmp_path):
+    (tmp_path / "book").mkdir()
+    assert check_html.check_no_solutions(tmp_path, root=ROOT)[0] == []
+    (tmp_path / "book" / "teaching.html").write_text("<p>Exercise 3's answer is 0.41.</p>")
+    problems, _ = check_html.check_no_solutions(tmp_path, root=ROOT)
+    assert problems == ["book/teaching.html: an instructors' page in the student edition"]
+
+
 def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     """A two-page book through Jupyter Book with the student configuration (no execution: quick).
 
@@ -315,7 +339,10 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
              "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n")
     (book / "chap.md").write_text(front + CHAPTER)
     (book / "intro.md").write_text("# Intro\n\nHello.\n")
-    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chap\n")
+    (book / "teach.md").write_text("# For instructors\n\nExercise one's answer is 42.\n")
+    toc = {"format": "jb-book", "root": "intro", "parts": [{"caption": "Lessons", "chapters": [{"file": "chap"}]},
+                                                           {"caption": "Teach", "chapters": [{"file": "teach"}]}]}
+    (book / "_toc.yml").write_text(yaml.safe_dump(student_config.student_toc(toc, drop=("teach",))))
     config = {
         "title": "Mini", "only_build_toc_files": True, "execute": {"execute_notebooks": "off"},
         "sphinx": {"extra_extensions": ["sphinx_exercise"],
@@ -332,3 +359,4 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
         assert gone not in html, gone
     source = (book / "_build" / "html" / "_sources" / "chap.md").read_text()
     assert "Question one." in source and "solution" not in source
+    assert not (book / "_build" / "html" / "teach.html").exists()  # only_build_toc_files leaves it out

@@ -16,7 +16,8 @@ Checks
 * Student edition: no HTML element of class ``solution``; no ``{solution`` directive in any
   downloadable source (``_sources/*.md``, ``*.ipynb``); and for each solution in the chapters'
   sources, a phrase of its prose (six consecutive words of a line, outside markup) appears neither in the
-  chapter's page nor in its downloadable sources.
+  chapter's page nor in its downloadable sources; and no instructors' page
+  (``tools/student_config.INSTRUCTOR_ONLY``: the teaching page, which names the answers) is built.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from student_edition import FENCE_OPEN, _Stripper  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tools"))
+from student_config import INSTRUCTOR_ONLY  # noqa: E402
 
 WORD = re.compile(r"[A-Za-z]+")
 # markup that does not render as its own words: roles ({eval}`x`, {cite:p}`x`), inline code, math
@@ -133,13 +137,17 @@ def check_downloads(html_dir: Path, root: Path = ROOT) -> list[str]:
 
 def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path = ROOT) -> tuple[list[str], int]:
     problems, looked_for = [], 0
+    for page in INSTRUCTOR_ONLY:
+        for built in (html_dir / f"{page}.html", *(html_dir / "_sources" / f"{page}{s}" for s in (".md", ".ipynb"))):
+            if built.exists():
+                problems.append(f"{built.relative_to(html_dir)}: an instructors' page in the student edition")
     for path in html_dir.rglob("*.html"):
         if re.search(r'class="[^"]*\bsolution\b', path.read_text(encoding="utf8")):
             problems.append(f"{path.relative_to(html_dir)}: an element of class 'solution'")
     for path in (html_dir / "_sources").rglob("*"):
         if path.suffix in (".md", ".ipynb") and "{solution" in path.read_text(encoding="utf8"):
             problems.append(f"{path.relative_to(html_dir)}: a solution directive in a downloadable source")
-    for page in toc_files(root):
+    for page in (p for p in toc_files(root) if p not in INSTRUCTOR_ONLY):
         phrases = solution_phrases((root / f"{page}.md").read_text(encoding="utf8"))
         looked_for += len(phrases)
         targets = [html_dir / f"{page}.html"] + [html_dir / "_sources" / f"{page}{s}" for s in (".md", ".ipynb")]
