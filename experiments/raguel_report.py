@@ -185,11 +185,19 @@ def block_sweep(data, seed):
     protected = pd.Series(initial.cost).groupby(groups).mean().idxmax()
     common = dict(coef=a, intercept=b, encoder=encoder, protected_group=protected)
     p_all = float((groups == protected).mean())
+    X0, order0 = Z_wait.to_numpy(), np.argsort(initial.cost, kind="stable")
+
+    def edits(res):  # how many edited, their moves' total cost (unit weights), places whose occupant changed
+        return (int(res.changed.sum()), float(np.sqrt(((np.asarray(res.X_new) - X0) ** 2).sum(axis=1)).sum()),
+                int((res.order != order0).sum()))
+
     rows = []
     for t in (1 / 2, 1 / 3, 1 / 5, 1 / 8):
+        r_edited, r_cost, r_moved = edits(rk.raguel(Z_wait, groups, tolerance=t, **common))  # Block vs RAGUEL
         for m in (2, 4, 6, 8, 10, 15, 20):
             res = rk.raguel_block(Z_wait, groups, tolerance=t, n_blocks=m, **common)
             frame = res.to_frame()
+            b_edited, b_cost, b_moved = edits(res)
             gap = lambda s, t=t: max(p_all * (1 - t) - s, s - p_all * (1 + t), 0.0)  # noqa: E731  distance to the band
             rows.append({"seed": seed, "tolerance": f"1/{round(1 / t)}", "blocks": m, "protected": protected,
                          "rho initial": res.rho_before, "rho after": res.rho_after,
@@ -199,7 +207,9 @@ def block_sweep(data, seed):
                          "last share before": float(frame["share_before"].iloc[-1]),
                          "last share after": float(frame["share_after"].iloc[-1]),
                          "last gap before": gap(float(frame["share_before"].iloc[-1])),
-                         "last gap after": gap(float(frame["share_after"].iloc[-1]))})
+                         "last gap after": gap(float(frame["share_after"].iloc[-1])),
+                         "edited": b_edited, "edit cost": b_cost, "places moved": b_moved,
+                         "RAGUEL edited": r_edited, "RAGUEL edit cost": r_cost, "RAGUEL places moved": r_moved})
     return rows
 
 
