@@ -14,7 +14,10 @@ Two tables:
   P(repay), as many as the counterfactual flip flags;
 - ``groups.csv``: per seed, each group measure for the audited and the
   reference model (ρ of actionable costs and the no-advice gap from the
-  cheapest actionable advice, the MIP, each model for its own refused).
+  cheapest actionable advice, the MIP, each model for its own refused). ρ has no
+  direction, so the two ρ rows also carry ``audited women/men`` and ``reference
+  women/men``: the refused women's mean cost over the refused men's (above 1:
+  women pay more); the other rows leave them empty.
 
 About 3 minutes on one core (the advice MIPs take most of it). The page reads both and checks that seed 0
 equals its own live run.
@@ -86,6 +89,17 @@ def group_rows(world, face, cec):
     ok = np.isfinite(rank.advice.cost)
     groups_ref = world.groups[ref_rows]
 
+    # the signed ratio behind each ρ: women's mean cost over men's (ρ = min/max has no direction)
+    _, ref_relaxed = lenses._recourse(world.reference, world.Z, ref_rows, False)
+
+    def women_over_men(costs, groups):
+        return costs[groups == "female"].mean() / costs[groups == "male"].mean()
+
+    signed = {"ρ of relaxed recourse costs": (women_over_men(rank.relaxed.cost, world.groups[rank.rows]),
+                                              women_over_men(ref_relaxed.cost, groups_ref)),
+              "ρ of actionable advice costs": (women_over_men(rank.advice.cost[ok], world.groups[rank.rows][ok]),
+                                               women_over_men(ref_advice.cost[ref_ok], groups_ref[ref_ok]))}
+
     def no_advice_gap(has, groups):
         return (~has)[groups == "female"].mean() - (~has)[groups == "male"].mean()
 
@@ -103,15 +117,17 @@ def group_rows(world, face, cec):
             "lending gap (men − women)": (lending_gap(money), lending_gap(money_ref))}, {
             "budget-caused share": money.caused_share, "refused women": int((w & world.refused).sum()),
             "men changed": int((~w & (world.approved != world.approved_reference)).sum()),
-            "men refused, reference approves": int((~w & world.refused & world.approved_reference).sum())}
+            "men refused, reference approves": int((~w & world.refused & world.approved_reference).sum())}, signed
 
 
 def one_seed(data, seed):
     world = lenses.planted_world(data, protected_value="female", rate=RATE, random_state=seed)
     flags, face, cec = detectors(world)
     truth = lenses.truth_table(world, flags).assign(seed=seed)
-    measures, counts = group_rows(world, face, cec)
-    groups = [{"seed": seed, "measure": m, "audited": a, "reference": r} | counts for m, (a, r) in measures.items()]
+    measures, counts, signed = group_rows(world, face, cec)
+    groups = [{"seed": seed, "measure": m, "audited": a, "reference": r} | counts
+              | dict(zip(["audited women/men", "reference women/men"], signed.get(m, (np.nan, np.nan))))
+              for m, (a, r) in measures.items()]
     return truth, groups
 
 
