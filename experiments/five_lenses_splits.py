@@ -126,7 +126,7 @@ def one_seed(data, seed):
     truth = lenses.truth_table(world, flags).assign(seed=seed)
     measures, counts, signed = group_rows(world, face, cec)
     groups = [{"seed": seed, "measure": m, "audited": a, "reference": r} | counts
-              | dict(zip(["audited women/men", "reference women/men"], signed.get(m, (np.nan, np.nan))))
+              | dict(zip(["audited women/men", "reference women/men"], signed.get(m, (np.nan, np.nan)), strict=True))
               for m, (a, r) in measures.items()]
     return truth, groups
 
