@@ -182,7 +182,8 @@ def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
 
 def test_session_plans_fit_the_session_and_the_lesson():
     """Each plan's minutes add up to 50 or 90, it places every labelled section of its lesson (in class or
-    as reading), and no item gives its sections less than a minute per 100 words of their prose."""
+    as reading), and no item gives its sections less than a minute per 100 words of their prose plus a
+    minute per visible code cell."""
     found = [p for chapter, block in _teaching_sections().items() for p in session_plans.problems(chapter, block)]
     assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
 
@@ -207,6 +208,19 @@ def test_a_squeezed_or_partial_plan_is_caught():
     assert "section 'rank-method'" in found and "section 'rank-explore'" in found  # left out of the 50
     assert "90 min: section 'rank-german'" in found
     assert "section 'rank-toy'" not in found
+
+
+def test_a_plan_that_leaves_no_time_for_the_outputs_is_caught():
+    """An item at the prose floor fails when the section also shows tables or figures."""
+    explore = session_plans.sections("fair_ranking")["rank-explore"]
+    assert explore.own_cells >= 1
+    prose_floor = -(-explore.own_words // session_plans.WORDS_PER_MINUTE)
+    other = 50 - prose_floor
+    block = (f"**50 minutes.**\n- {other} min: {{ref}}`rank-toy`.\n- {prose_floor} min: {{ref}}`rank-explore`.\n\n"
+             "Set as reading: {ref}`rank-method` and {ref}`rank-german`.\n\n**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
+    found = "\n".join(session_plans.problems("fair_ranking", block))
+    assert f"{prose_floor} min for {explore.own_words} words of prose and {explore.own_cells} visible cells" in found
+    assert "rank-toy" not in found.split("90 min")[0]  # the toy's item has time to spare
 
 
 def test_exercise_labels_are_found():

@@ -9,8 +9,9 @@ class. A plan is sound when
 * every labelled section of the lesson is named by the plan (items or reading), itself or through a
   section that contains it: nothing in the lesson is silently skipped;
 * every item gives the sections and exercises it names at least one minute per ``WORDS_PER_MINUTE``
-  words of their prose (an exercise's statement, not its solution), as measured by ``tools/lessons.py``
-  (a section named inside a larger named one is counted once, by the item that names it);
+  words of their prose (an exercise's statement, not its solution), as measured by ``tools/lessons.py``,
+  plus ``MINUTES_PER_CELL`` for each visible code cell (its table, figure or printout must be read
+  too); a section named inside a larger named one is counted once, by the item that names it;
 * it names only labels of its own lesson.
 
 Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
@@ -29,6 +30,7 @@ import lessons  # noqa: E402
 
 ROOT = lessons.ROOT
 WORDS_PER_MINUTE = 100  # a class reads and discusses a lesson's prose no faster than this
+MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
 LABEL = re.compile(r"^\(([\w-]+)\)=$")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`")
@@ -41,6 +43,7 @@ class Section:
     title: str
     level: int
     own_words: int  # prose words between its heading and the next heading of any level
+    own_cells: int = 0  # visible code cells there (not tagged remove-cell)
     children: list[str] = field(default_factory=list)
     parent: str | None = None
 
@@ -48,6 +51,16 @@ class Section:
 def _words(lines: list[str]) -> int:
     text = lessons._strip_inline("\n".join(lessons._prose_lines("\n".join(lines))))
     return len(lessons.WORD.findall(text))
+
+
+def _visible_cells(lines: list[str]) -> int:
+    """Code cells in ``lines`` that the page shows (a hidden cell carries ``:tags: [remove-cell]``)."""
+    count = 0
+    for i, line in enumerate(lines):
+        if re.match(r"^`{3,}\{code-cell\}", line):
+            head = lines[i + 1:i + 4]
+            count += not any(re.match(r"^:tags:.*remove-cell", h) for h in head)
+    return count
 
 
 def sections(chapter: str) -> dict[str, Section]:
@@ -76,7 +89,7 @@ def sections(chapter: str) -> dict[str, Section]:
         stack.append((level, label))
         if label is None:
             continue
-        found[label] = Section(label, title, level, _words(lines[i:end]), parent=parent)
+        found[label] = Section(label, title, level, _words(lines[i:end]), _visible_cells(lines[i:end]), parent=parent)
         if parent in found:
             found[parent].children.append(label)
     return found
@@ -130,19 +143,25 @@ def plans(block: str) -> dict[int, Plan]:
     return found
 
 
-def covered_words(plan: Plan, tree: dict[str, Section], exercises: dict[str, int]) -> list[int]:
-    """Per item, the prose words of the sections and exercise statements it names.
+def covered_words(plan: Plan, tree: dict[str, Section], exercises: dict[str, int],
+                  attr: str = "own_words") -> list[int]:
+    """Per item, the prose words (``attr="own_cells"``: the visible code cells) of what it names.
 
-    A sub-section named elsewhere in the plan is counted there, not twice.
+    A sub-section named elsewhere in the plan is counted there, not twice. Exercises have no cells.
     """
     named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
 
-    def words(label: str) -> int:
+    def count(label: str) -> int:
         section = tree[label]
-        return section.own_words + sum(words(child) for child in section.children if child not in named)
+        return getattr(section, attr) + sum(count(child) for child in section.children if child not in named)
 
-    return [sum(words(label) if label in tree else exercises.get(label, 0) for label in labels)
-            for _, labels, _ in plan.items]
+    own = (lambda label: exercises.get(label, 0)) if attr == "own_words" else (lambda label: 0)
+    return [sum(count(label) if label in tree else own(label) for label in labels) for _, labels, _ in plan.items]
+
+
+def floor_minutes(words: int, cells: int) -> int:
+    """The fewest minutes an item may give: its prose at ``WORDS_PER_MINUTE`` plus its cells' outputs."""
+    return -(-words // WORDS_PER_MINUTE) + MINUTES_PER_CELL * cells
 
 
 def _covered(label: str, tree: dict[str, Section], named: set[str]) -> bool:
@@ -175,10 +194,11 @@ def problems(chapter: str, block: str) -> list[str]:
             if not _covered(label, tree, named):
                 found.append(f"{chapter}, {session} min: section {label!r} ({section.title!r}) is not in the plan")
         covered = covered_words(plan, tree, exercise_words(chapter))
-        for (minutes, _, text), words in zip(plan.items, covered, strict=True):
-            if minutes * WORDS_PER_MINUTE < words:
-                found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose "
-                             f"(at least {-(-words // WORDS_PER_MINUTE)} min): {text[:70]}...")
+        cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
+        for (minutes, _, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
+            if minutes < floor_minutes(words, n_cells):
+                found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose and {n_cells} "
+                             f"visible cells (at least {floor_minutes(words, n_cells)} min): {text[:70]}...")
     return found
 
 
@@ -200,8 +220,10 @@ def main() -> int:
         for session, plan in plans(block).items():
             print(f"{chapter}, {session} min")
             covered = covered_words(plan, tree, exercise_words(chapter))
-            for (minutes, labels, _), words in zip(plan.items, covered, strict=True):
-                print(f"  {minutes:3d} min  {words:5d} words  {', '.join(labels)}")
+            cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
+            for (minutes, labels, _), words, n in zip(plan.items, covered, cells, strict=True):
+                print(f"  {minutes:3d} min  {words:5d} words {n:2d} cells (floor {floor_minutes(words, n):2d})  "
+                      f"{', '.join(labels)}")
             if plan.reading:
                 print(f"  reading: {', '.join(plan.reading)}")
         bad += problems(chapter, block)
