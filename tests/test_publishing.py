@@ -217,7 +217,8 @@ def test_a_plan_that_leaves_no_time_for_the_outputs_is_caught():
     prose_floor = -(-explore.own_words // session_plans.WORDS_PER_MINUTE)
     other = 50 - prose_floor
     block = (f"**50 minutes.**\n- {other} min: {{ref}}`rank-toy`.\n- {prose_floor} min: {{ref}}`rank-explore`.\n\n"
-             "Set as reading: {ref}`rank-method` and {ref}`rank-german`.\n\n**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
+             "Set as reading: {ref}`rank-method` and {ref}`rank-german`.\n\n"
+             "**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
     found = "\n".join(session_plans.problems("fair_ranking", block))
     assert f"{prose_floor} min for {explore.own_words} words of prose and {explore.own_cells} visible cells" in found
     assert "rank-toy" not in found.split("90 min")[0]  # the toy's item has time to spare
