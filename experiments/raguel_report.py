@@ -7,11 +7,12 @@ window and can take long on some splits, which is why the pages read this file i
 
 Also ``book/data/raguel/block_sweep.csv``: RAGUEL-Block on each of the ten splits at the report's 28 settings
 (tolerance 1/2, 1/3, 1/5, 1/8; 2-20 blocks), with RAGUEL beside Block at each tolerance (its rho and the recourse
-cost each method cuts), 20-50 seconds on two shared cores; ``--block-sweep-only`` writes that file alone.
+cost each method cuts), about a minute on two shared cores; ``--block-sweep-only`` writes that file alone.
 
 Writes ``book/data/raguel/splits.csv``, ``block_sweep.csv`` and ``meta.json``. Run from the repository root:
 
-    PYTHONPATH=$PWD .venv/bin/python experiments/raguel_report.py        (about 100 seconds on two shared cores)
+    PYTHONPATH=$PWD .venv/bin/python experiments/raguel_report.py        (about two minutes on two shared cores;
+    meta.json keeps the times of the last run)
 """
 
 import json
