@@ -183,7 +183,7 @@ def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
 def test_session_plans_fit_the_session_and_the_lesson():
     """Each plan's minutes add up to 50 or 90, it places every labelled section of its lesson (in class or
     as reading), and no item gives its sections less than a minute per 100 words of their prose plus a
-    minute per visible code cell."""
+    minute per output (code cell, listing, table, maths block)."""
     found = [p for chapter, block in _teaching_sections().items() for p in session_plans.problems(chapter, block)]
     assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
 
@@ -220,7 +220,7 @@ def test_a_plan_that_leaves_no_time_for_the_outputs_is_caught():
              "Set as reading: {ref}`rank-method` and {ref}`rank-german`.\n\n"
              "**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
     found = "\n".join(session_plans.problems("fair_ranking", block))
-    assert f"{prose_floor} min for {explore.own_words} words of prose and {explore.own_cells} visible cells" in found
+    assert f"{prose_floor} min for {explore.own_words} words of prose and {explore.own_cells} outputs" in found
     assert "rank-toy" not in found.split("90 min")[0]  # the toy's item has time to spare
 
 

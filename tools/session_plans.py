@@ -10,8 +10,9 @@ class. A plan is sound when
   section that contains it: nothing in the lesson is silently skipped;
 * every item gives the sections and exercises it names at least one minute per ``WORDS_PER_MINUTE``
   words of their prose (an exercise's statement, not its solution), as measured by ``tools/lessons.py``,
-  plus ``MINUTES_PER_CELL`` for each visible code cell (its table, figure or printout must be read
-  too); a section named inside a larger named one is counted once, by the item that names it;
+  plus ``MINUTES_PER_CELL`` for each output the section shows besides prose (a visible code cell's
+  table, figure or printout, a ``paper.py`` listing, a Markdown table, a block of displayed maths);
+  a section named inside a larger named one is counted once, by the item that names it;
 * it names only labels of its own lesson.
 
 Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
@@ -43,7 +44,7 @@ class Section:
     title: str
     level: int
     own_words: int  # prose words between its heading and the next heading of any level
-    own_cells: int = 0  # visible code cells there (not tagged remove-cell)
+    own_cells: int = 0  # outputs there besides prose: visible code cells, listings, tables, maths blocks
     children: list[str] = field(default_factory=list)
     parent: str | None = None
 
@@ -54,12 +55,22 @@ def _words(lines: list[str]) -> int:
 
 
 def _visible_cells(lines: list[str]) -> int:
-    """Code cells in ``lines`` that the page shows (a hidden cell carries ``:tags: [remove-cell]``)."""
-    count = 0
+    """Outputs in ``lines`` a class must look at, besides prose: each code cell the page shows (a hidden one
+    carries ``:tags: [remove-cell]``), each ``literalinclude`` listing, each Markdown table and each block
+    of displayed maths (``$$``)."""
+    count, in_table, in_math = 0, False, False
     for i, line in enumerate(lines):
         if re.match(r"^`{3,}\{code-cell\}", line):
             head = lines[i + 1:i + 4]
             count += not any(re.match(r"^:tags:.*remove-cell", h) for h in head)
+        elif re.match(r"^`{3,}\{literalinclude\}", line):
+            count += 1
+        elif line.strip() == "$$":
+            count += not in_math  # a block opens
+            in_math = not in_math
+        starts_table = line.startswith("|") and not in_table
+        count += starts_table
+        in_table = line.startswith("|")
     return count
 
 
@@ -198,7 +209,7 @@ def problems(chapter: str, block: str) -> list[str]:
         for (minutes, _, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
             if minutes < floor_minutes(words, n_cells):
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose and {n_cells} "
-                             f"visible cells (at least {floor_minutes(words, n_cells)} min): {text[:70]}...")
+                             f"outputs (at least {floor_minutes(words, n_cells)} min): {text[:70]}...")
     return found
 
 
@@ -222,7 +233,7 @@ def main() -> int:
             covered = covered_words(plan, tree, exercise_words(chapter))
             cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
             for (minutes, labels, _), words, n in zip(plan.items, covered, cells, strict=True):
-                print(f"  {minutes:3d} min  {words:5d} words {n:2d} cells (floor {floor_minutes(words, n):2d})  "
+                print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs (floor {floor_minutes(words, n):2d})  "
                       f"{', '.join(labels)}")
             if plan.reading:
                 print(f"  reading: {', '.join(plan.reading)}")
