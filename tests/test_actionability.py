@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from recourselab.allocation import feature_ce
@@ -161,8 +161,11 @@ def test_every_advice_generator_returns_actionable_moves_or_says_it_relaxes(prob
             assert ce.advice == "actionable" and encoder.actionable(Z[[i]], Z[[ce.target]]).all()
 
 
-@settings(max_examples=25, deadline=None)
-@given(encoded_problems(min_rows=6, max_rows=14, advice=True), st.booleans())
+# Random problems often leave fewer than 4 refused rows that can reach approval, which the test needs
+# (assume below); more rows make that rarer, and the filter health check is waived for the rest
+# (it failed one CI run on 11-27: 7 problems kept of 57).
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(encoded_problems(min_rows=8, max_rows=16, advice=True), st.booleans())
 def test_raguel_modifications_are_advice_or_a_labelled_relaxation(problem, blocks):
     specs, frame, encoder, Z, coef, b, groups = problem
     assume((_linear.parse_problem(Z, coef, b, None, encoder=encoder).usable).any())
