@@ -220,7 +220,7 @@ def test_a_plan_that_leaves_no_time_for_the_outputs_is_caught():
              "Set as reading: {ref}`rank-method` and {ref}`rank-german`.\n\n"
              "**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
     found = "\n".join(session_plans.problems("fair_ranking", block))
-    assert f"{prose_floor} min for {explore.own_words} words of prose and {explore.own_cells} outputs" in found
+    assert f"{prose_floor} min for {explore.own_words} words of prose, {explore.own_cells} outputs" in found
     assert "rank-toy" not in found.split("90 min")[0]  # the toy's item has time to spare
 
 
@@ -312,9 +312,15 @@ def test_student_config_hides_solutions_and_changes_nothing_else():
     extension = Path(student["sphinx"]["local_extensions"]["student_edition"])
     assert extension.is_absolute() and (extension / "student_edition.py").exists()
     assert student["title"].endswith("(student edition)")
+    # no button opens the repository's sources, which hold the solutions
+    assert config["launch_buttons"]["binderhub_url"] and student["launch_buttons"]["binderhub_url"] == ""
+    assert config["html"]["use_repository_button"] and student["html"]["use_repository_button"] is False
     for key in config:
-        if key not in ("sphinx", "title"):
+        if key not in ("sphinx", "title", "launch_buttons", "html"):
             assert student[key] == config[key], key
+    for key in ("launch_buttons", "html"):
+        assert {k: v for k, v in student[key].items() if k not in ("binderhub_url", "use_repository_button")} == {
+            k: v for k, v in config[key].items() if k not in ("binderhub_url", "use_repository_button")}
     for key in config["sphinx"]["config"]:
         assert student["sphinx"]["config"][key] == config["sphinx"]["config"][key], key
 
@@ -360,11 +366,13 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     (book / "_toc.yml").write_text(yaml.safe_dump(student_config.student_toc(toc, drop=("teach",))))
     config = {
         "title": "Mini", "only_build_toc_files": True, "execute": {"execute_notebooks": "off"},
+        "repository": {"url": "https://github.com/example/mini", "branch": "main"},
+        "html": {"use_repository_button": True},
+        "launch_buttons": {"binderhub_url": "https://mybinder.org", "notebook_interface": "jupyterlab"},
         "sphinx": {"extra_extensions": ["sphinx_exercise"],
-                   "local_extensions": {"student_edition": str(ROOT / "book" / "_ext")},
-                   "config": {"hide_solutions": True}},
+                   "local_extensions": {"student_edition": str(ROOT / "book" / "_ext")}},
     }
-    (book / "_config.yml").write_text(yaml.safe_dump(config))
+    (book / "_config.yml").write_text(yaml.safe_dump(student_config.student_config(config)))
     result = subprocess.run([str(BIN / "jupyter-book"), "build", str(book), "-W", "-n", "--keep-going"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -375,3 +383,5 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     source = (book / "_build" / "html" / "_sources" / "chap.md").read_text()
     assert "Question one." in source and "solution" not in source
     assert not (book / "_build" / "html" / "teach.html").exists()  # only_build_toc_files leaves it out
+    for url in ("mybinder.org", "github.com/example/mini"):  # no button opens the sources (solutions included)
+        assert url not in html, url

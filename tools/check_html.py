@@ -137,6 +137,15 @@ def check_downloads(html_dir: Path, root: Path = ROOT) -> list[str]:
 
 def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path = ROOT) -> tuple[list[str], int]:
     problems, looked_for = [], 0
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8"))
+    buttons = (config.get("launch_buttons", {}).get("binderhub_url"), config.get("repository", {}).get("url"))
+    sources = [u for u in buttons if u]
+    for path in html_dir.rglob("*.html"):
+        text = path.read_text(encoding="utf8")
+        for url in sources:  # a button that opens the sources would hand students the solutions
+            if url.rstrip("/") in text:
+                problems.append(f"{path.relative_to(html_dir)}: a link to {url}, whose sources hold the solutions")
+                break
     for page in INSTRUCTOR_ONLY:
         for built in (html_dir / f"{page}.html", *(html_dir / "_sources" / f"{page}{s}" for s in (".md", ".ipynb"))):
             if built.exists():

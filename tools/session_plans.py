@@ -12,6 +12,7 @@ class. A plan is sound when
   words of their prose (an exercise's statement, not its solution), as measured by ``tools/lessons.py``,
   plus ``MINUTES_PER_CELL`` for each output the section shows besides prose (a visible code cell's
   table, figure or printout, a ``paper.py`` listing, a Markdown table, a block of displayed maths);
+  plus ``MINUTES_PER_EXERCISE`` of working time for each exercise the item names;
   a section named inside a larger named one is counted once, by the item that names it;
 * it names only labels of its own lesson.
 
@@ -32,6 +33,7 @@ import lessons  # noqa: E402
 ROOT = lessons.ROOT
 WORDS_PER_MINUTE = 100  # a class reads and discusses a lesson's prose no faster than this
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
+MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
 LABEL = re.compile(r"^\(([\w-]+)\)=$")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`")
@@ -170,9 +172,9 @@ def covered_words(plan: Plan, tree: dict[str, Section], exercises: dict[str, int
     return [sum(count(label) if label in tree else own(label) for label in labels) for _, labels, _ in plan.items]
 
 
-def floor_minutes(words: int, cells: int) -> int:
-    """The fewest minutes an item may give: its prose at ``WORDS_PER_MINUTE`` plus its cells' outputs."""
-    return -(-words // WORDS_PER_MINUTE) + MINUTES_PER_CELL * cells
+def floor_minutes(words: int, cells: int, exercises: int = 0) -> int:
+    """The fewest minutes an item may give: its prose at ``WORDS_PER_MINUTE``, its outputs, its exercises' work."""
+    return -(-words // WORDS_PER_MINUTE) + MINUTES_PER_CELL * cells + MINUTES_PER_EXERCISE * exercises
 
 
 def _covered(label: str, tree: dict[str, Section], named: set[str]) -> bool:
@@ -206,10 +208,12 @@ def problems(chapter: str, block: str) -> list[str]:
                 found.append(f"{chapter}, {session} min: section {label!r} ({section.title!r}) is not in the plan")
         covered = covered_words(plan, tree, exercise_words(chapter))
         cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
-        for (minutes, _, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
-            if minutes < floor_minutes(words, n_cells):
-                found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose and {n_cells} "
-                             f"outputs (at least {floor_minutes(words, n_cells)} min): {text[:70]}...")
+        for (minutes, labels, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
+            n_ex = sum(label in exercises for label in labels)
+            if minutes < floor_minutes(words, n_cells, n_ex):
+                found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose, {n_cells} "
+                             f"outputs and {n_ex} exercises (at least {floor_minutes(words, n_cells, n_ex)} min): "
+                             f"{text[:70]}...")
     return found
 
 
@@ -232,9 +236,11 @@ def main() -> int:
             print(f"{chapter}, {session} min")
             covered = covered_words(plan, tree, exercise_words(chapter))
             cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
+            exercises = exercise_labels(chapter)
             for (minutes, labels, _), words, n in zip(plan.items, covered, cells, strict=True):
-                print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs (floor {floor_minutes(words, n):2d})  "
-                      f"{', '.join(labels)}")
+                n_ex = sum(label in exercises for label in labels)
+                print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs {n_ex} ex "
+                      f"(floor {floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
             if plan.reading:
                 print(f"  reading: {', '.join(plan.reading)}")
         bad += problems(chapter, block)

@@ -12,6 +12,8 @@ student edition needs, so the two builds cannot drift apart:
 
 * sphinx-exercise's ``hide_solutions: true`` (the ``book/_ext/student_edition.py`` extension extends
   it to gated solutions and to the downloadable ``.md``/``.ipynb`` sources);
+* no Binder launch button and no repository button: both open the repository's sources, which
+  hold the solutions (students run the edition's solution-free ``.ipynb`` downloads instead);
 * the title says "student edition";
 * ``sphinx.local_extensions`` paths are made absolute (Jupyter Book resolves them against the
   folder of the configuration file, which moves).
@@ -66,6 +68,8 @@ def student_config(config: dict) -> dict:
         raise ValueError("_config.yml does not load the student_edition extension (sphinx.local_extensions); "
                          "without it gated solutions would stay in the student edition")
     sphinx["local_extensions"] = {name: str((ROOT / path).resolve()) for name, path in local.items()}
+    out.setdefault("launch_buttons", {})["binderhub_url"] = ""  # Binder would open the sources, solutions included
+    out.setdefault("html", {})["use_repository_button"] = False
     out["title"] = f"{config.get('title', 'Book')} (student edition)"
     return out
 
