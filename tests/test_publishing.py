@@ -210,6 +210,12 @@ def test_a_squeezed_or_partial_plan_is_caught():
     assert "section 'rank-toy'" not in found
 
 
+def test_a_reading_list_over_several_lines_is_read_whole():
+    block = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`.\n\nSet as reading: {ref}`rank-method` and\n"
+             "{ref}`rank-german`, then\n{ref}`rank-explore`.\n\n**90 minutes.**\n- 90 min: {ref}`rank-toy`.\n")
+    assert session_plans.plans(block)[50].reading == ["rank-method", "rank-german", "rank-explore"]
+
+
 def test_a_plan_that_leaves_no_time_for_the_outputs_is_caught():
     """An item at the prose floor fails when the section also shows tables or figures."""
     explore = session_plans.sections("fair_ranking")["rank-explore"]

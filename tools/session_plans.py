@@ -139,19 +139,21 @@ def plans(block: str) -> dict[int, Plan]:
             continue
         body = block.split(marker, 1)[1]
         body = re.split(r"^\*\*[^*\n]+\.\*\*", body, maxsplit=1, flags=re.M)[0]  # up to the next bold key
-        items, reading, current = [], [], None
+        items, reading, current, in_reading = [], [], None, False
         for line in body.splitlines():
             match = ITEM.match(line)
             if match:
-                current = [int(match.group(1)), line]
+                current, in_reading = [int(match.group(1)), line], False
                 items.append(current)
             elif line.startswith("Set as reading"):
-                current = None
+                current, in_reading = None, True
+                reading += REF.findall(line)
+            elif in_reading and line.strip():  # the reading list goes on over its continuation lines
                 reading += REF.findall(line)
             elif current is not None and line.strip() and not line.startswith("- "):
                 current[1] += " " + line.strip()
             else:
-                current = None
+                current, in_reading = None, False
         found[session] = Plan(session, [(m, REF.findall(text), text) for m, text in items], reading)
     return found
 
