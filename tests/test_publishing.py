@@ -182,7 +182,7 @@ def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
 
 def test_session_plans_fit_the_session_and_the_lesson():
     """Each plan's minutes add up to 50 or 90, it places every labelled section of its lesson (in class or
-    as reading), and no item gives its sections less than a minute per 100 words of their prose plus a
+    as reading), and no item gives its sections less than a minute per ``WORDS_PER_MINUTE`` words of their prose plus a
     minute per output (code cell, listing, table, maths block)."""
     found = [p for chapter, block in _teaching_sections().items() for p in session_plans.problems(chapter, block)]
     assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
@@ -391,3 +391,25 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     assert not (book / "_build" / "html" / "teach.html").exists()  # only_build_toc_files leaves it out
     for url in ("mybinder.org", "github.com/example/mini"):  # no button opens the sources (solutions included)
         assert url not in html, url
+
+
+def test_teaching_robust_misconception_matches_the_stored_repetitions():
+    """The teaching page types its numbers (it has no kernel); the robust-advice misconception's p-value and
+    its two sensitivity checks are recomputed here from the report's stored matched-level repetitions."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    runs = pd.read_csv(ROOT / "book" / "data" / "allocation" / "calibrated.csv").query("rule == 'capped'")
+    cost = runs.pivot_table(index="repeat", columns="method", values="cost")
+    saving = (cost["0.9-robust"] - cost["0.7-noisy"]).sort_values()  # most favourable (most negative) first
+
+    def passes(d):
+        t = d.mean() / (d.std() / np.sqrt(len(d)))
+        return abs(t) > stats.t.ppf(0.975, len(d) - 1), 2 * stats.t.sf(abs(t), len(d) - 1)
+
+    _, p = passes(saving)
+    assert 0.04 <= p <= 0.06  # "at the threshold" by the reports' rule
+    assert passes(saving.iloc[1:-1])[0] and not passes(saving.iloc[2:])[0]  # trimmed: passes; two dropped: not
+    text = " ".join((ROOT / "book" / "teaching.md").read_text(encoding="utf8").split())
+    assert f"p = {p:.3f}" in text and "not without the two most favourable" in text

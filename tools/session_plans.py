@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lessons  # noqa: E402
 
 ROOT = lessons.ROOT
-WORDS_PER_MINUTE = 100  # a class reads and discusses a lesson's prose no faster than this
+WORDS_PER_MINUTE = 80  # a class reads and discusses a lesson's prose no faster than this (100 was not teachable)
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
