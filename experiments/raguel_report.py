@@ -52,6 +52,16 @@ def best_first_repair_rho(cost, groups, protected, tolerance=1 / 3):
     return best, head
 
 
+def move_length(X0, res):
+    """Every applicant's move under unit weights (0 for those left as they are): the edit's own cost."""
+    return np.sqrt(((np.asarray(res.X_new) - X0) ** 2).sum(axis=1))
+
+
+def unfair_at(fair):
+    """1-based numbers of the blocks a boolean column (``to_frame()``'s fair_before / fair_after) marks unfair."""
+    return " ".join(str(int(i) + 1) for i in np.flatnonzero(~np.asarray(fair, dtype=bool)))
+
+
 def post_processed_rho(trained, data, Z, constraint):
     """rho (and the dearer group) of the applicants refused under fairlearn's group thresholds."""
     from fairlearn.postprocessing import ThresholdOptimizer
@@ -102,7 +112,7 @@ def one_split(data, seed):
     rep_after = rk.ranked_fair_representation(groups[result.order], protected, 1 / 3)
     X0, X1 = Z_wait.to_numpy(), np.asarray(result.X_new)
     edited = np.flatnonzero(result.changed)
-    step = np.sqrt(((X1[edited] - X0[edited]) ** 2).sum(axis=1))  # unit weights: the move's own cost
+    step = move_length(X0, result)[edited]
     total = step + result.cost_new[edited]
     still_refused = X1[edited] @ a + b < 0
     k10 = 9
@@ -113,6 +123,7 @@ def one_split(data, seed):
     strict_seconds = time.perf_counter() - start
     best, head = best_first_repair_rho(initial.cost, groups, protected)
     block = rk.raguel_block(Z_wait, groups, tolerance=1 / 3, n_blocks=20, **common)
+    block_frame = block.to_frame()  # one line per block; fair_before / fair_after: Definition 3.1 at the start / end
     fair = rk.fair_rerank(order0, groups == protected, alpha=0.15, adjust=False)
     ok = lambda o: int((rk.ranked_recourse_fairness(initial.cost[o], groups[o], beta=0.1).per_prefix).sum())  # noqa: E731
     finite = np.isfinite(advice.cost)
@@ -162,15 +173,15 @@ def one_split(data, seed):
         "top 10 gap after": float(m_after[protected] - m_after.drop(protected).max()),
         "RAGUEL places moved": int((result.order != order0).sum()),
         "RAGUEL edit cost": float(step.sum()),
-        "block 20 edit cost": float(np.sqrt(((np.asarray(block.X_new) - X0) ** 2).sum(axis=1)).sum()),
+        "block 20 edit cost": float(move_length(X0, block).sum()),
         "block 20 edited": int(block.changed.sum()),
         "block 20 places moved": int((block.order != order0).sum()),
         "block 20 unfair blocks after": int(block.blocks_unfair_after),
         "block 20 unfair blocks before": int(block.blocks_unfair_before),
         "block 20 exits": " ".join(str(int(i) + 1) for i in block.exited_blocks),  # 1-based block numbers
-        "block 20 unfair after at": " ".join(str(int(i) + 1) for i in np.flatnonzero(~block._fair_after)),
-        "block 20 unfair before at": " ".join(str(int(i) + 1) for i in np.flatnonzero(~block._fair_before)),
-        "block 20 exits unfair before": int((~block._fair_before[block.exited_blocks]).sum()),
+        "block 20 unfair after at": unfair_at(block_frame["fair_after"]),
+        "block 20 unfair before at": unfair_at(block_frame["fair_before"]),
+        "block 20 exits unfair before": int((~block_frame["fair_before"].to_numpy()[block.exited_blocks]).sum()),
         "block 20 smallest block": int(block.block_sizes.min()),
         "block 20 largest block": int(block.block_sizes.max()),
         **{f"rho never-advised weight {w}": rk.recourse_fairness_ratio(c, groups) for w, c in heavy.items()},
@@ -190,8 +201,7 @@ def block_sweep(data, seed):
     X0, order0 = Z_wait.to_numpy(), np.argsort(initial.cost, kind="stable")
 
     def edits(res):  # how many edited, their moves' total cost (unit weights), places whose occupant changed
-        return (int(res.changed.sum()), float(np.sqrt(((np.asarray(res.X_new) - X0) ** 2).sum(axis=1)).sum()),
-                int((res.order != order0).sum()))
+        return int(res.changed.sum()), float(move_length(X0, res).sum()), int((res.order != order0).sum())
 
     def cut(res):  # the recourse cost the edits take off (the paper's "difference in recourse cost", Sec. 4.2)
         return float((initial.cost - res.cost_new).sum())
@@ -209,7 +219,7 @@ def block_sweep(data, seed):
                          "rho initial": res.rho_before, "rho after": res.rho_after,
                          "unfair before": int(res.blocks_unfair_before), "unfair after": int(res.blocks_unfair_after),
                          "exits": len(res.exited_blocks),
-                         "unfair after at": " ".join(str(int(i) + 1) for i in np.flatnonzero(~res._fair_after)),
+                         "unfair after at": unfair_at(frame["fair_after"]),
                          "last share before": float(frame["share_before"].iloc[-1]),
                          "last share after": float(frame["share_after"].iloc[-1]),
                          "last gap before": gap(float(frame["share_before"].iloc[-1])),

@@ -193,6 +193,10 @@ def test_raguel_block_fixes_blocks_on_synthetic_data():
     res = raguel_block(X, groups, coef=coef, intercept=b, weights=[1.0, 0.5, 2.0, 1.0], steps=0.01,
                        protected_group="P", block_size=100, immutable=[3])
     assert res.blocks_unfair_after < res.blocks_unfair_before
+    frame = res.to_frame()  # the public per-block view: fair_before / fair_after count the unfair blocks
+    assert res.blocks_unfair_after == int((~frame["fair_after"]).sum())
+    assert res.blocks_unfair_before == int((~frame["fair_before"]).sum())
+    assert not frame.loc[frame["exited"], "fair_after"].any()  # an exited block is copied as it stood, unfair
     swaps = res.swaps
     assert swaps["rho_before"].notna().sum() > 10
     assert ((swaps["rho_after"] >= swaps["rho_before"] - 1e-12) | swaps["rho_before"].isna()).all()
