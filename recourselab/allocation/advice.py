@@ -31,7 +31,7 @@ from ..adapters import check_model
 from ..counterfactuals import NO_COUNTERFACTUAL
 from ..features import check_encoded, check_encoder
 
-__all__ = ["FeatureCounterfactual", "feature_ce", "graft_candidates", "prune_move", "advise"]
+__all__ = ["FeatureCounterfactual", "feature_ce", "graft_candidates", "prune_move", "advise", "reachable"]
 
 ADVICE_KINDS = ("actionable", "relaxation")
 
@@ -447,3 +447,84 @@ def advise(model, z, Z, m_prime, encoder, *, keep=(), favourable=1) -> tuple[Fea
     if not move.found:
         return move, None
     return move, prune_move(model, pool[0], pool[move.target], m_prime, encoder, favourable=favourable)
+
+
+def reachable(model, Z_rows, Z, m_prime, encoder, *, keep=(), favourable=1) -> np.ndarray:
+    """Whether :func:`advise` finds advice for each applicant, without searching for the cheapest.
+
+    :func:`advise` finds advice exactly when some candidate of its grafted
+    pool (:func:`graft_candidates` of the applicant, with ``keep``) is an
+    actionable move from the applicant (:meth:`Encoder.actionable_pairs
+    <recourselab.features.Encoder.actionable_pairs>`) and the model's
+    probability of the ``favourable`` class there reaches :math:`m'`, or when
+    the applicant already reaches it. This returns that answer for many
+    applicants at once: the pools of the distinct applicants go to the model
+    in one call, and each applicant's best reachable probability is compared
+    with its targets. Nothing is pruned and no cost is computed; use
+    :func:`advise` for the advice itself.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba`` on encoded rows
+    Z_rows : array of shape (k, n_columns)
+        The applicants, encoded; a row may repeat (e.g. one applicant refused
+        in several rounds, with a target for each).
+    Z : array of shape (n, n_columns)
+        Encoded observed profiles (the donors), as for :func:`advise`.
+    m_prime : float or array of shape (k,)
+        The probability each row must reach, >= 0; above 1 or ``inf`` is
+        never reached (no profile scores above 1).
+    encoder : Encoder
+        The fitted encoder of ``Z_rows`` and ``Z``.
+    keep : sequence of str, default ()
+        Features held at the applicant's values (e.g. the requested amount).
+    favourable : label, default 1
+        The class of ``model`` that is the favourable outcome.
+
+    Returns
+    -------
+    ndarray of bool, shape (k,)
+        ``reachable(...)[i]`` is ``advise(model, Z_rows[i], Z, m_prime[i], encoder,
+        keep=keep)[1] is not None``.
+
+    Notes
+    -----
+    The model scores ``(n + 1)`` rows per distinct applicant in one call, so
+    memory grows with (distinct applicants) × n × n_columns; pass chunks of
+    ``Z_rows`` for very many applicants.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from recourselab.features import FeatureSpec, Encoder
+    >>> frame = pd.DataFrame({"a": [0.0, 1.0, 0.0, 1.0], "b": [0.0, 0.0, 1.0, 1.0]})
+    >>> enc = Encoder([FeatureSpec("a", "continuous"), FeatureSpec("b", "continuous")]).fit(frame)
+    >>> model = LogisticRegression(C=100).fit(enc.transform(frame), [0, 1, 0, 1])   # only a matters
+    >>> Z = enc.transform(frame)
+    >>> reachable(model, Z[[0, 0, 0]], Z, [0.6, 1.0, 0.6], enc, keep=[]).tolist()
+    [True, False, True]
+    >>> reachable(model, Z[[0]], Z, 0.6, enc, keep=["a"]).tolist()                  # a held: b does not help
+    [False]
+    """
+    check_encoder(encoder)
+    column = favourable_column(check_model(model, encoder), favourable)
+    rows = _encoded(Z_rows, "Z_rows", encoder)
+    Z = _encoded(Z, "Z", encoder)
+    _feature_columns(encoder, keep, "keep")
+    m_prime = np.asarray(m_prime, dtype=float)
+    if m_prime.ndim == 0:
+        m_prime = np.full(len(rows), float(m_prime))
+    if m_prime.shape != (len(rows),):
+        raise ValueError(f"m_prime has shape {m_prime.shape}; give one target per row of Z_rows ({len(rows)}) "
+                         "or a single number.")
+    if np.isnan(m_prime).any() or (m_prime < 0).any():
+        raise ValueError("m_prime must be >= 0 (inf for no target); it has a NaN or a negative value.")
+    if len(rows) == 0:
+        return np.zeros(0, dtype=bool)
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    pools = [graft_candidates(z, Z, encoder, keep) for z in distinct]
+    proba = np.split(_favourable(model, np.vstack(pools), column), np.cumsum([len(q) for q in pools])[:-1])
+    best = np.array([max(pr[0], pr[encoder.actionable_pairs(q[:1], q)[0]].max(initial=-np.inf))
+                     for q, pr in zip(pools, proba, strict=True)])
+    return best[np.ravel(inverse)] >= m_prime

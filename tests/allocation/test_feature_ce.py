@@ -268,3 +268,32 @@ def test_advise_is_graft_search_and_prune_in_one_call():
         assert np.isclose(advice[enc.slices_["c"]], z[enc.slices_["c"]]).all()
     unreachable, none = advise(model, z, Z, 1.0, enc)
     assert not unreachable.found and none is None
+
+
+def test_reachable_agrees_with_looping_advise():
+    from recourselab.allocation import advise, reachable
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.random(30), "b": rng.random(30), "c": rng.random(30)})
+    enc = Encoder([FeatureSpec("a", "continuous", "increase"), FeatureSpec("b", "continuous", "decrease"),
+                   FeatureSpec("c", "continuous")]).fit(frame)
+    Z = enc.transform(frame)
+    model = LogisticRegression().fit(Z, (frame["a"] - frame["b"] + 0.3 * frame["c"] > 0.2).astype(int))
+    proba = model.predict_proba(Z)[:, 1]
+    rows = np.r_[np.argsort(proba)[:6], np.argsort(proba)[:2]]  # repeated applicants, other targets
+    targets = np.r_[np.linspace(0.3, 0.95, 6), proba[rows[6]], 1.2]  # the own score exactly; above 1
+    seen = []
+    for keep in ([], ["c"], ["a", "b"]):
+        expected = [advise(model, Z[i], Z, m, enc, keep=keep)[1] is not None for i, m in zip(rows, targets)]
+        got = reachable(model, Z[rows], Z, targets, enc, keep=keep)
+        assert got.tolist() == expected
+        seen += expected
+    assert any(seen) and not all(seen)  # the instance has reachable and unreachable targets
+    assert reachable(model, Z[rows], Z, np.inf, enc).sum() == 0
+    assert reachable(model, Z[:0], Z, [], enc).shape == (0,)
+    with pytest.raises(ValueError, match="one target per row"):
+        reachable(model, Z[rows], Z, [0.5, 0.6], enc)
+    with pytest.raises(ValueError, match=">= 0"):
+        reachable(model, Z[rows[:1]], Z, [np.nan], enc)
+    with pytest.raises(ValueError, match="not features"):
+        reachable(model, Z[rows[:1]], Z, 0.5, enc, keep=["nope"])
