@@ -284,7 +284,8 @@ def test_reachable_agrees_with_looping_advise():
     targets = np.r_[np.linspace(0.3, 0.95, 6), proba[rows[6]], 1.2]  # the own score exactly; above 1
     seen = []
     for keep in ([], ["c"], ["a", "b"]):
-        expected = [advise(model, Z[i], Z, m, enc, keep=keep)[1] is not None for i, m in zip(rows, targets)]
+        expected = [advise(model, Z[i], Z, m, enc, keep=keep)[1] is not None
+                    for i, m in zip(rows, targets, strict=True)]
         got = reachable(model, Z[rows], Z, targets, enc, keep=keep)
         assert got.tolist() == expected
         seen += expected
