@@ -48,11 +48,11 @@ def _signature(cell) -> list[str]:
         if kind == "stream":
             name = output.get("name")
             if name not in streams:
-                streams[name] = (len(out), {})
+                streams[name] = (len(out), [])
                 out.append("")
-            place, lines = streams[name]
-            lines.update(dict.fromkeys(output.get("text", "").splitlines()))
-            out[place] = f"{name}: " + "\n".join(lines)
+            place, chunks = streams[name]
+            chunks.append(output.get("text", ""))  # a busy kernel may flush one printed line in two chunks
+            out[place] = f"{name}: " + "\n".join(dict.fromkeys("".join(chunks).splitlines()))
         elif kind in ("execute_result", "display_data"):
             data = output.get("data", {})
             if "image/png" in data or "image/svg+xml" in data:
