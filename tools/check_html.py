@@ -156,6 +156,9 @@ def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path 
     for path in (html_dir / "_sources").rglob("*"):
         if path.suffix in (".md", ".ipynb") and "{solution" in path.read_text(encoding="utf8"):
             problems.append(f"{path.relative_to(html_dir)}: a solution directive in a downloadable source")
+        hidden_tag = r':tags:\s*\[[^\]]*remove-(cell|input)|"remove-(cell|input)"'  # a cell's tag in .md or .ipynb
+        if path.suffix in (".md", ".ipynb") and re.search(hidden_tag, path.read_text(encoding="utf8")):
+            problems.append(f"{path.relative_to(html_dir)}: a hidden cell (it may compute an answer) in a download")
     for page in (p for p in toc_files(root) if p not in INSTRUCTOR_ONLY):
         phrases = solution_phrases((root / f"{page}.md").read_text(encoding="utf8"))
         looked_for += len(phrases)

@@ -33,6 +33,7 @@ import lessons  # noqa: E402
 ROOT = lessons.ROOT
 WORDS_PER_MINUTE = 80  # a class reads and discusses a lesson's prose no faster than this (100 was not teachable)
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
+READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
 LABEL = re.compile(r"^\(([\w-]+)\)=$")
@@ -230,6 +231,12 @@ def teaching_sections(text: str | None = None) -> dict[str, str]:
     return found
 
 
+def _subtree(tree: dict[str, Section], label: str, attr: str, named: set[str]) -> int:
+    """A section's ``attr`` (words or outputs) with its sub-sections' that the plan does not name themselves."""
+    return getattr(tree[label], attr) + sum(_subtree(tree, child, attr, named)
+                                            for child in tree[label].children if child not in named)
+
+
 def main() -> int:
     bad = []
     for chapter, block in teaching_sections().items():
@@ -244,7 +251,10 @@ def main() -> int:
                 print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs {n_ex} ex "
                       f"(floor {floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
             if plan.reading:
-                print(f"  reading: {', '.join(plan.reading)}")
+                named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+                words = sum(_subtree(tree, label, "own_words", named) for label in plan.reading if label in tree)
+                print(f"  reading: {', '.join(plan.reading)} ({words} words, "
+                      f"about {-(-words // READING_WORDS_PER_MINUTE)} min alone)")
         bad += problems(chapter, block)
     print("\n".join(bad) or "every plan is sound")
     return 1 if bad else 0

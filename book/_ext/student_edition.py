@@ -15,6 +15,10 @@ Two gaps of sphinx-exercise 1.2.1 that it closes:
   notebook (``_sources/<page>.ipynb``, copied there by sphinx-book-theme); both still hold the
   solutions. When the build finishes, ``strip_solutions_*`` removes them from every file in
   ``_sources``.
+
+It also removes the hidden cells (tagged ``remove-cell`` or ``remove-input``) from those downloads:
+they assert the page's claims, and some compute an exercise's answer. The visible cells run alone
+(``tools/run_alone.py``, checked by ``make book``), so a student's notebook still runs without them.
 """
 
 from __future__ import annotations
@@ -121,6 +125,38 @@ class _Stripper:
             raise ValueError(f"{where}: a solution block is not closed (state {self.state!r})")
 
 
+HIDDEN_TAGS = {"remove-cell", "remove-input"}
+_CODE_CELL = re.compile(r"^(`{3,})\{code-cell\}")
+_TAGS = re.compile(r"^:tags:\s*\[([^\]]*)\]")
+
+
+def strip_hidden_text(text: str) -> str:
+    """Return MyST text without its hidden code cells (a ``:tags:`` line naming a hidden tag)."""
+    lines, kept, i = text.splitlines(keepends=True), [], 0
+    while i < len(lines):
+        opening = _CODE_CELL.match(lines[i])
+        if opening:
+            fence = opening.group(1)
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip() == fence), len(lines) - 1)
+            header = [ln.strip() for ln in lines[i + 1:end] if ln.startswith(":")]
+            tags = {t.strip() for h in header if (m := _TAGS.match(h)) for t in m.group(1).split(",")}
+            if tags & HIDDEN_TAGS:
+                i = end + 1
+                while i < len(lines) and not lines[i].strip() and kept and not kept[-1].strip():
+                    i += 1  # no run of blank lines where the cell was
+                continue
+        kept.append(lines[i])
+        i += 1
+    return "".join(kept)
+
+
+def strip_hidden_notebook(notebook: dict) -> dict:
+    """Return a notebook (nbformat 4 as a dict) without its hidden code cells."""
+    cells = [c for c in notebook["cells"]
+             if not (c["cell_type"] == "code" and HIDDEN_TAGS & set(c.get("metadata", {}).get("tags", [])))]
+    return {**notebook, "cells": cells}
+
+
 def strip_solutions_text(text: str, where: str = "text") -> str:
     """Return MyST text (a chapter's ``.md``) without its ``{solution}`` and gated solution blocks.
 
@@ -156,16 +192,16 @@ def strip_solutions_notebook(notebook: dict, where: str = "notebook") -> dict:
 
 
 def strip_sources(outdir: Path) -> int:
-    """Strip the solutions from every ``.md`` and ``.ipynb`` under ``outdir/_sources``; return the count."""
+    """Strip the solutions and hidden cells from every ``.md`` and ``.ipynb`` under ``outdir/_sources``."""
     count = 0
     for path in sorted((Path(outdir) / "_sources").rglob("*")):
         if path.suffix == ".md":
             text = path.read_text(encoding="utf8")
-            path.write_text(strip_solutions_text(text, str(path)), encoding="utf8")
+            path.write_text(strip_hidden_text(strip_solutions_text(text, str(path))), encoding="utf8")
             count += 1
         elif path.suffix == ".ipynb":
             notebook = json.loads(path.read_text(encoding="utf8"))
-            stripped = strip_solutions_notebook(notebook, str(path))
+            stripped = strip_hidden_notebook(strip_solutions_notebook(notebook, str(path)))
             path.write_text(json.dumps(stripped, indent=1, ensure_ascii=False) + "\n", encoding="utf8")
             count += 1
     return count
