@@ -31,7 +31,7 @@ from ._common import (
 )
 
 __all__ = ["RankedCheck", "fair_representation", "ranked_fair_representation", "recourse_fairness_ratio",
-           "best_ratio_with_one_more", "ranked_recourse_fairness"]
+           "best_ratio_with_one_more", "ranked_recourse_fairness", "prefix_rho"]
 
 
 class RankedCheck(NamedTuple):
@@ -281,6 +281,21 @@ def ranked_recourse_fairness(costs_in_order, groups_in_order, beta) -> RankedChe
     ([1.0, 0.5, 0.625, 0.625], False)
     """
     b = check_beta(beta, required=True)
+    rho = prefix_rho(costs_in_order, groups_in_order)
+    ok = rho >= 1 - b - RHO_SLACK
+    return RankedCheck(ok, bool(ok.all()), rho)
+
+
+def prefix_rho(costs_in_order, groups_in_order) -> np.ndarray:
+    """The recourse fairness ratio rho of every prefix of a ranking (no threshold).
+
+    The ``value`` of :func:`ranked_recourse_fairness`, without its ``beta``:
+    entry ``k - 1`` is rho of the top ``k``, over the groups present in it
+    (1 for a prefix with a single group, by the paper's singleton convention).
+
+    >>> prefix_rho([1.0, 2.0, 1.5, 2.0], ["M", "F", "M", "F"]).round(3).tolist()
+    [1.0, 0.5, 0.625, 0.625]
+    """
     c, codes, labels = costs_and_groups(costs_in_order, groups_in_order, "costs_in_order", "groups_in_order")
     n, G = c.size, len(labels)
     onehot = np.zeros((n, G))
@@ -293,8 +308,6 @@ def ranked_recourse_fairness(costs_in_order, groups_in_order, beta) -> RankedChe
     hi = np.where(present, means, -np.inf).max(axis=1)
     lo = np.where(present, means, np.inf).min(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where((present.sum(axis=1) < 2) | (hi <= 0), 1.0, lo / np.where(hi > 0, hi, 1.0))
-    ok = rho >= 1 - b - RHO_SLACK
-    return RankedCheck(ok, bool(ok.all()), rho)
+        return np.where((present.sum(axis=1) < 2) | (hi <= 0), 1.0, lo / np.where(hi > 0, hi, 1.0))
 
 

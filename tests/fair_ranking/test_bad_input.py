@@ -11,6 +11,7 @@ from recourselab.fair_ranking import (
     fair_minimum_table,
     fair_representation,
     fair_rerank,
+    prefix_rho,
     raguel,
     raguel_block,
     ranked_fair_representation,
@@ -137,6 +138,8 @@ CASES = [
      r"groups_in_order has shape \(1,\); give one label per row \(2\)"),
     ("ranked_recourse_fairness: inf", lambda: ranked_recourse_fairness([np.inf, 2.0], ["a", "b"], 0.1), ValueError,
      r"costs_in_order\[0\] is infinite"),
+    ("prefix_rho: lengths", lambda: prefix_rho([1.0, 2.0], ["a"]), ValueError,
+     r"groups_in_order has shape \(1,\); give one label per row \(2\)"),
     # ---------------------------------------------------------------- raguel
     ("raguel: one group", rg(groups=("P", "P")), ValueError, "groups has a single value"),
     ("raguel: tolerance 0", rg(tolerance=0), ValueError, r"tolerance=0 must lie in \(0, 1\]"),

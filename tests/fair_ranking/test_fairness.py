@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recourselab import fair_ranking as rk
 from recourselab.fair_ranking import (
     best_ratio_with_one_more,
     fair_representation,
@@ -78,3 +79,13 @@ def test_best_ratio_with_one_more_is_the_supremum_over_a_fine_grid(costs, labels
     assert best >= scanned.max() - 1e-12  # no added cost does better
     # and the grid comes within its resolution: rho changes by at most 1 / ((n_g + 1) * low) per unit of cost
     assert best <= scanned.max() + (below / 20000) / ((len(mine) + 1) * low) + 1e-12
+
+
+def test_prefix_rho_is_the_value_of_ranked_recourse_fairness():
+    rng = np.random.default_rng(3)
+    costs, groups = rng.uniform(0, 2, 40), rng.choice(["a", "b", "c"], 40)
+    rho = rk.prefix_rho(costs, groups)
+    for beta in (0.0, 0.1, 0.5):
+        check = rk.ranked_recourse_fairness(costs, groups, beta)
+        np.testing.assert_array_equal(rho, check.value)
+    assert rho[0] == 1.0 and rho.shape == (40,)
