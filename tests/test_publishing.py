@@ -431,7 +431,7 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
 
 def test_teaching_robust_misconception_matches_the_stored_repetitions():
     """The teaching page types its numbers (it has no kernel); the robust-advice misconception's p-values and its
-    sensitivity check are recomputed here from the report's stored matched-level repetitions."""
+    direction are recomputed here from the report's stored matched-level repetitions."""
     import numpy as np
     import pandas as pd
     from scipy import stats
@@ -448,6 +448,4 @@ def test_teaching_robust_misconception_matches_the_stored_repetitions():
         saving = (cost["0.9-robust"] - cost["0.7-noisy"]).sort_values()  # most favourable (most negative) first
         p[rule] = p_value(saving)
         assert saving.mean() < 0 and 0.04 <= p[rule] <= 0.06  # "at the threshold" by the reports' rule
-        assert p_value(saving.iloc[2:]) > 0.06  # "not even that without its two most favourable"
     assert f"p = {p['capped']:.3f}; {p['paper']:.3f} uncapped" in text
-    assert "not even that without its two most favourable repetitions of ten" in text

@@ -253,8 +253,10 @@ def main() -> int:
             if plan.reading:
                 named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
                 words = sum(_subtree(tree, label, "own_words", named) for label in plan.reading if label in tree)
-                print(f"  reading: {', '.join(plan.reading)} ({words} words, "
-                      f"about {-(-words // READING_WORDS_PER_MINUTE)} min alone)")
+                outputs = sum(_subtree(tree, label, "own_cells", named) for label in plan.reading if label in tree)
+                alone = -(-words // READING_WORDS_PER_MINUTE) + MINUTES_PER_CELL * outputs
+                print(f"  reading: {', '.join(plan.reading)} ({words} words, {outputs} outputs, "
+                      f"about {alone} min alone)")
         bad += problems(chapter, block)
     print("\n".join(bad) or "every plan is sound")
     return 1 if bad else 0
