@@ -400,7 +400,7 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     book.mkdir()
     front = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
              "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n")
-    (book / "chap.md").write_text(front + CHAPTER)
+    (book / "chap.md").write_text(front + CHAPTER + "\n" + HIDDEN)
     (book / "intro.md").write_text("# Intro\n\nHello.\n")
     (book / "teach.md").write_text("# For instructors\n\nExercise one's answer is 42.\n")
     toc = {"format": "jb-book", "root": "intro", "parts": [{"caption": "Lessons", "chapters": [{"file": "chap"}]},
@@ -427,6 +427,12 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
     assert not (book / "_build" / "html" / "teach.html").exists()  # only_build_toc_files leaves it out
     for url in ("mybinder.org", "github.com/example/mini"):  # no button opens the sources (solutions included)
         assert url not in html, url
+    # the executed notebook is still offered (the theme offers it only beside a launch button), stripped
+    assert "_sources/chap.ipynb" in html
+    notebook = (book / "_build" / "html" / "_sources" / "chap.ipynb").read_text()
+    assert 'print(\\"kept\\")' in notebook and 'print(\\"visible\\")' in notebook
+    for gone in ("Gated answer", "gated solution code", "answer == 42", "remove-cell"):
+        assert gone not in notebook, gone
 
 
 def test_teaching_robust_misconception_matches_the_stored_repetitions():

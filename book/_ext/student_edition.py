@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from docutils import nodes
@@ -214,10 +215,32 @@ def _strip_downloads(app, exception):
     LOGGER.info(f"student edition: solutions removed from {count} downloadable sources")
 
 
+def _offer_notebook_download(app, pagename, templatename, context, doctree):
+    """Copy the executed notebook to ``_sources`` and offer it in the download menu, as the theme does.
+
+    sphinx-book-theme does this only while a launch button (Binder, JupyterHub, ...) is configured, and the
+    student edition turns those off (they open the repository, solutions included). Runs before the theme's
+    handlers (priority 500 < 501); ``_strip_downloads`` then removes the solutions from the copy.
+    """
+    if not app.config.hide_solutions or app.builder.format != "html":
+        return
+    from sphinx_book_theme.header_buttons.launch import _is_notebook
+
+    if not _is_notebook(app, context) or not context.get("sourcename", "").endswith((".md", ".md.txt")):
+        return
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if executed.exists():
+        target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(executed, target)
+        context["ipynb_source"] = f"{pagename}.ipynb"
+
+
 def setup(app):
     app.setup_extension("sphinx_exercise")
     app.add_node(hidden_solution_gate, html=(_skip, None), latex=(_skip, None), text=(_skip, None))
     app.add_directive("solution-start", _gated_start_directive(), override=True)
     app.add_transform(HideGatedSolutions)
+    app.connect("html-page-context", _offer_notebook_download, priority=500)
     app.connect("build-finished", _strip_downloads)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
