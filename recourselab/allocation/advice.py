@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import (
+    check_array,
     check_choice,
     check_columns,
     check_int,
@@ -512,14 +513,9 @@ def reachable(model, Z_rows, Z, m_prime, encoder, *, keep=(), favourable=1) -> n
     rows = _encoded(Z_rows, "Z_rows", encoder)
     Z = _encoded(Z, "Z", encoder)
     _feature_columns(encoder, keep, "keep")
-    m_prime = np.asarray(m_prime, dtype=float)
-    if m_prime.ndim == 0:
-        m_prime = np.full(len(rows), float(m_prime))
-    if m_prime.shape != (len(rows),):
-        raise ValueError(f"m_prime has shape {m_prime.shape}; give one target per row of Z_rows ({len(rows)}) "
-                         "or a single number.")
-    if np.isnan(m_prime).any() or (m_prime < 0).any():
-        raise ValueError("m_prime must be >= 0 (inf for no target); it has a NaN or a negative value.")
+    if np.ndim(m_prime) == 0:  # one target for every row, checked as advise checks it
+        m_prime = np.full(len(rows), check_number(m_prime, "m_prime", minimum=0.0, allow_inf=True))
+    m_prime = check_array(m_prime, "m_prime", length=len(rows), minimum=0.0, allow_inf=True, allow_empty=True)
     if len(rows) == 0:
         return np.zeros(0, dtype=bool)
     distinct, inverse = np.unique(rows, axis=0, return_inverse=True)

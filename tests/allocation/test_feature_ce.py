@@ -292,9 +292,13 @@ def test_reachable_agrees_with_looping_advise():
     assert any(seen) and not all(seen)  # the instance has reachable and unreachable targets
     assert reachable(model, Z[rows], Z, np.inf, enc).sum() == 0
     assert reachable(model, Z[:0], Z, [], enc).shape == (0,)
-    with pytest.raises(ValueError, match="one target per row"):
+    with pytest.raises(ValueError, match="m_prime has 2 entries.*give one per row"):
         reachable(model, Z[rows], Z, [0.5, 0.6], enc)
-    with pytest.raises(ValueError, match=">= 0"):
+    with pytest.raises(ValueError, match=r"m_prime\[0\]=nan is missing"):
         reachable(model, Z[rows[:1]], Z, [np.nan], enc)
+    with pytest.raises(ValueError, match=r"m_prime\[0\]=-0.1 is below 0"):
+        reachable(model, Z[rows[:1]], Z, [-0.1], enc)
+    with pytest.raises(ValueError, match=r"m_prime=-1 must be >= 0"):
+        reachable(model, Z[rows[:1]], Z, -1, enc)
     with pytest.raises(ValueError, match="not features"):
         reachable(model, Z[rows[:1]], Z, 0.5, enc, keep=["nope"])
