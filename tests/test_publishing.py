@@ -341,6 +341,33 @@ def test_student_downloads_lose_the_hidden_cells():
     assert code == ['print("visible")']
 
 
+NEEDS_HIDDEN = """```{code-cell} ipython3
+:tags: [remove-cell]
+
+import numpy as np
+```
+
+```{code-cell} ipython3
+np.zeros(2)  # reads a name only the hidden cell binds
+```
+"""
+
+
+def test_student_downloads_keep_the_hidden_cells_a_visible_cell_needs(tmp_path):
+    import jupytext
+
+    sources = tmp_path / "_sources"
+    sources.mkdir()
+    for name, text in (("alone", HIDDEN), ("needs", NEEDS_HIDDEN)):
+        (sources / f"{name}.md").write_text(text)
+        (sources / f"{name}.ipynb").write_text(jupytext.writes(jupytext.reads(text, fmt="myst"), fmt="ipynb"))
+    assert student_edition.strip_sources(tmp_path) == 4
+    assert "answer == 42" not in (sources / "alone.md").read_text()
+    assert "answer == 42" not in (sources / "alone.ipynb").read_text()
+    assert "import numpy as np" in (sources / "needs.md").read_text()
+    assert "import numpy as np" in (sources / "needs.ipynb").read_text()
+
+
 def test_an_unclosed_solution_is_an_error():
     with pytest.raises(ValueError, match="not closed"):
         student_edition.strip_solutions_text("````{solution-start} ex\n````\nanswer\n")

@@ -146,13 +146,22 @@ def names_from_hidden_cells(path: Path) -> list[tuple[int, str, str]]:
     ``why`` is "bound only in a hidden cell" or "never bound". A static check: it finds the NameErrors
     a student copying the visible cells would meet, without running them.
     """
+    return names_from_hidden_cells_in(notebook(path).cells)
+
+
+def names_from_hidden_cells_in(cells) -> list[tuple[int, str, str]]:
+    """``names_from_hidden_cells`` for notebook cells (nbformat nodes or nbformat-4 dicts)."""
     known = set(dir(builtins)) | NOTEBOOK_NAMES
     visible_bound, hidden_bound, problems = set(), set(), []
-    for number, cell in enumerate(notebook(path).cells):
-        if cell.cell_type != "code":
+    for number, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
             continue
-        bound, used = _bound_and_used(cell.source)
-        if _hidden(cell):
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        try:
+            bound, used = _bound_and_used(source)
+        except SyntaxError:  # not Python (a cell of another language, a fenced example): binds nothing we can see
+            continue
+        if HIDDEN_TAGS & set(cell.get("metadata", {}).get("tags", [])):
             hidden_bound |= bound
             continue
         for name in sorted(used - bound - visible_bound - known):

@@ -17,12 +17,16 @@ Two gaps of sphinx-exercise 1.2.1 that it closes:
   ``_sources``.
 
 It also removes the hidden cells (tagged ``remove-cell`` or ``remove-input``) from those downloads:
-they assert the page's claims, and some compute an exercise's answer. The visible cells run alone
-(``tools/run_alone.py``, checked by ``make book``), so a student's notebook still runs without them.
+they assert the page's claims, and some compute an exercise's answer. The lessons' visible cells run
+alone (``tools/run_alone.py``, checked by ``make book``), so a student's notebook still runs without
+them. A page whose visible cells read a name that only a hidden cell binds (found statically by
+``tools/lessons.py``; today the practitioner's audit page) keeps its hidden cells in the download.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import re
 import shutil
@@ -192,18 +196,40 @@ def strip_solutions_notebook(notebook: dict, where: str = "notebook") -> dict:
     return {**notebook, "cells": cells}
 
 
+@functools.cache
+def _lessons_tool():
+    """``tools/lessons.py``, whose static check finds visible cells that read names only hidden cells bind."""
+    spec = importlib.util.spec_from_file_location("lessons", Path(__file__).resolve().parents[2] / "tools/lessons.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def needs_hidden_cells(cells) -> bool:
+    """Whether a visible code cell reads a name that only a hidden cell binds (nbformat-4 cells)."""
+    return any(why == "bound only in a hidden cell" for _, _, why in _lessons_tool().names_from_hidden_cells_in(cells))
+
+
 def strip_sources(outdir: Path) -> int:
-    """Strip the solutions and hidden cells from every ``.md`` and ``.ipynb`` under ``outdir/_sources``."""
+    """Strip the solutions and hidden cells from every ``.md`` and ``.ipynb`` under ``outdir/_sources``.
+
+    A page whose visible cells read a name that only its hidden cells bind keeps its hidden cells
+    (its download would otherwise stop at a NameError); its solutions go all the same.
+    """
+    import jupytext
+
     count = 0
     for path in sorted((Path(outdir) / "_sources").rglob("*")):
         if path.suffix == ".md":
-            text = path.read_text(encoding="utf8")
-            path.write_text(strip_hidden_text(strip_solutions_text(text, str(path))), encoding="utf8")
+            text = strip_solutions_text(path.read_text(encoding="utf8"), str(path))
+            cells = jupytext.reads(text, fmt="md:myst").cells
+            path.write_text(text if needs_hidden_cells(cells) else strip_hidden_text(text), encoding="utf8")
             count += 1
         elif path.suffix == ".ipynb":
-            notebook = json.loads(path.read_text(encoding="utf8"))
-            stripped = strip_hidden_notebook(strip_solutions_notebook(notebook, str(path)))
-            path.write_text(json.dumps(stripped, indent=1, ensure_ascii=False) + "\n", encoding="utf8")
+            notebook = strip_solutions_notebook(json.loads(path.read_text(encoding="utf8")), str(path))
+            if not needs_hidden_cells(notebook["cells"]):
+                notebook = strip_hidden_notebook(notebook)
+            path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf8")
             count += 1
     return count
 
