@@ -33,7 +33,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from student_edition import FENCE_OPEN, _Stripper  # noqa: E402
+from student_edition import FENCE_OPEN, _Stripper, needs_hidden_cells  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from student_config import INSTRUCTOR_ONLY  # noqa: E402
@@ -135,6 +135,16 @@ def check_downloads(html_dir: Path, root: Path = ROOT) -> list[str]:
     return problems
 
 
+def _cells(path: Path) -> list:
+    """The cells of a downloadable source, ``.ipynb`` or MyST ``.md``."""
+    import jupytext
+
+    text = path.read_text(encoding="utf8")
+    if path.suffix == ".ipynb":
+        return nbformat.reads(text, as_version=4).cells
+    return jupytext.reads(text, fmt="md:myst").cells
+
+
 def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path = ROOT) -> tuple[list[str], int]:
     problems, looked_for = [], 0
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8"))
@@ -158,7 +168,8 @@ def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path 
             problems.append(f"{path.relative_to(html_dir)}: a solution directive in a downloadable source")
         hidden_tag = r':tags:\s*\[[^\]]*remove-(cell|input)|"remove-(cell|input)"'  # a cell's tag in .md or .ipynb
         if path.suffix in (".md", ".ipynb") and re.search(hidden_tag, path.read_text(encoding="utf8")):
-            problems.append(f"{path.relative_to(html_dir)}: a hidden cell (it may compute an answer) in a download")
+            if not needs_hidden_cells(_cells(path)):  # a page whose visible cells need them keeps them
+                problems.append(f"{path.relative_to(html_dir)}: a hidden cell (it may compute an answer) in a download")
     for page in (p for p in toc_files(root) if p not in INSTRUCTOR_ONLY):
         phrases = solution_phrases((root / f"{page}.md").read_text(encoding="utf8"))
         looked_for += len(phrases)
