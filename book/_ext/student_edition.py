@@ -20,7 +20,7 @@ It also removes the hidden cells (tagged ``remove-cell`` or ``remove-input``) fr
 they assert the page's claims, and some compute an exercise's answer. The lessons' visible cells run
 alone (``tools/run_alone.py``, checked by ``make book``), so a student's notebook still runs without
 them. A page whose visible cells read a name that only a hidden cell binds (found statically by
-``tools/lessons.py``; today the practitioner's audit page) keeps its hidden cells in the download.
+``tools/lessons.py``; e.g. the practitioner's audit page, the RAGUEL report) keeps its hidden cells in the download.
 """
 
 from __future__ import annotations
