@@ -70,6 +70,19 @@ def test_fair_rerank_satisfies_its_table(prot, p, alpha, adjust, rnd_gen):
         assert mine == [r for r in order if prot[r] == flag]
 
 
+@given(st.lists(st.booleans(), min_size=2, max_size=60).filter(lambda v: 0 < sum(v) < len(v)),
+       st.sampled_from([0.15, 0.4]), st.randoms(use_true_random=False))
+def test_fair_rerank_with_the_lists_own_share_moves_every_prefix_towards_it(prot, alpha, rnd_gen):
+    # why FA*IR on a whole list cannot raise rKL, rND or rRD (the RAGUEL report's Table 5 row)
+    prot = np.array(prot)
+    order = list(range(len(prot)))
+    rnd_gen.shuffle(order)
+    out = fair_rerank(order, prot, alpha=alpha, adjust=False)  # p defaults to the list's own share
+    k = np.arange(1, len(prot) + 1)
+    gap = [np.abs(np.cumsum(prot[o]) / k - prot.mean()) for o in (np.array(order), out)]
+    assert (gap[1] <= gap[0] + 1e-12).all()
+
+
 def test_fair_rerank_kinds_agree():
     scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
     prot = np.array([0, 0, 0, 1, 1, 1])
