@@ -188,6 +188,25 @@ def test_session_plans_fit_the_session_and_the_lesson():
     assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
 
 
+def test_the_discussion_pace_plan_fits_and_the_page_states_its_range():
+    """The teaching page offers each 50-minute plan, at twice its floor, for a 90-minute class; its typed
+    range of minutes is the one measured, and a plan too long for that pace is caught."""
+    times = []
+    for chapter, block in _teaching_sections().items():
+        plan = session_plans.plans(block)[50]
+        labels = session_plans.exercise_labels(chapter)
+        times.append(session_plans.discussion_minutes(plan, session_plans.sections(chapter),
+                                                      session_plans.exercise_words(chapter), labels))
+    text = " ".join((ROOT / "book" / "teaching.md").read_text().split())
+    assert f"take {min(times)} to {max(times)} minutes depending on the lesson" in text
+    spare = 90 - max(times)
+    assert f"leaves at least {spare} minutes for one exercise" in text
+    long = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german` and "
+            "{ref}`rank-explore`.\n\n**90 minutes.**\n")
+    found = "\n".join(session_plans.problems("fair_ranking", long))
+    assert "at discussion pace takes" in found
+
+
 def test_a_squeezed_or_partial_plan_is_caught():
     tree = session_plans.sections("fair_ranking")
     assert {"rank-toy", "rank-german", "rank-repair-top"} <= set(tree)

@@ -35,6 +35,7 @@ WORDS_PER_MINUTE = 80  # a class reads and discusses a lesson's prose no faster 
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
+DISCUSSION_FACTOR = 2  # a class that discusses each result (statistics, work in pairs) takes up to this many floors
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
 LABEL = re.compile(r"^\(([\w-]+)\)=$")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`")
@@ -180,6 +181,16 @@ def floor_minutes(words: int, cells: int, exercises: int = 0) -> int:
     return -(-words // WORDS_PER_MINUTE) + MINUTES_PER_CELL * cells + MINUTES_PER_EXERCISE * exercises
 
 
+def discussion_minutes(plan: Plan, tree: dict[str, Section], exercises: dict[str, int],
+                       labels: set[str]) -> int:
+    """The discussion-pace plan's length: ``plan``'s items, each at ``DISCUSSION_FACTOR`` times its floor
+    (or its own minutes if more). The teaching page offers the 50-minute plan so in a 90-minute class."""
+    covered = covered_words(plan, tree, exercises)
+    cells = covered_words(plan, tree, exercises, attr="own_cells")
+    return sum(max(minutes, DISCUSSION_FACTOR * floor_minutes(words, n, sum(lab in labels for lab in named)))
+               for (minutes, named, _), words, n in zip(plan.items, covered, cells, strict=True))
+
+
 def _covered(label: str, tree: dict[str, Section], named: set[str]) -> bool:
     """A section is in a plan when it is named, or a section containing it is, or all of its sub-sections are."""
     up = label
@@ -217,6 +228,12 @@ def problems(chapter: str, block: str) -> list[str]:
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose, {n_cells} "
                              f"outputs and {n_ex} exercises (at least {floor_minutes(words, n_cells, n_ex)} min): "
                              f"{text[:70]}...")
+    if 50 in plan_by_session and plan_by_session[50].items:
+        slow = discussion_minutes(plan_by_session[50], tree, exercise_words(chapter), exercises)
+        spare = 90 - DISCUSSION_FACTOR * (MINUTES_PER_EXERCISE + 1)  # one short exercise at that pace still fits
+        if slow > spare:
+            found.append(f"{chapter}: the 50-minute plan at discussion pace takes {slow} min, more than the "
+                         f"{spare} min a 90-minute class has beside one exercise")
     return found
 
 
@@ -257,6 +274,9 @@ def main() -> int:
                 alone = -(-words // READING_WORDS_PER_MINUTE) + MINUTES_PER_CELL * outputs
                 print(f"  reading: {', '.join(plan.reading)} ({words} words, {outputs} outputs, "
                       f"about {alone} min alone)")
+            if session == 50:
+                slow = discussion_minutes(plan, tree, exercise_words(chapter), exercises)
+                print(f"  at discussion pace (x{DISCUSSION_FACTOR} the floor): {slow} min of a 90-minute class")
         bad += problems(chapter, block)
     print("\n".join(bad) or "every plan is sound")
     return 1 if bad else 0
