@@ -343,9 +343,9 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
     decision = np.asarray(raw_model.predict(X[list(getattr(raw_model, "feature_names_in_", X.columns))]))
     positions = _rows(rows, X, decision != favourable)
     chunks = [positions[i:i + chunk_size] for i in range(0, len(positions), chunk_size)]
-    seeds = np.random.SeedSequence(seed).spawn(max(1, len(chunks)))
+    seeds = np.random.SeedSequence(seed).spawn(len(chunks))
     tasks = (delayed(_one_chunk)(c, X, Z, Zd, raw_model, encoder, column, threshold, keep, weights, batch,
-                                 n_samples, max_features, s) for c, s in zip(chunks, seeds))
+                                 n_samples, max_features, s) for c, s in zip(chunks, seeds, strict=True))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     found = [r for chunk in tqdm(results, total=len(chunks), disable=not progress, desc="people", unit="chunk",
                                  postfix={"size": chunk_size}) for r in chunk]
@@ -356,7 +356,7 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
 def _assemble(X, Z, positions, found, raw_model, encoder, column, favourable, decision, threshold, weights, seconds):
     """The result tables, each move re-checked on the raw model in the frame's dtypes."""
     people = X.iloc[positions]
-    targets = np.array([Z[p] if t is None else t for p, (t, _) in zip(positions, found)]).reshape(len(positions), -1)
+    targets = np.array([Z[p] if t is None else t for p, (t, _) in zip(positions, found, strict=True)]).reshape(len(positions), -1)
     counterfactuals = _raw_rows(encoder, targets, people, Z[positions])
     cols = list(getattr(raw_model, "feature_names_in_", X.columns))
     after_decision = np.asarray(raw_model.predict(counterfactuals[cols])) if len(people) else np.array([])
@@ -373,7 +373,7 @@ def _assemble(X, Z, positions, found, raw_model, encoder, column, favourable, de
     cost = np.where(flips, encoder.cost(Z[positions], targets, weights=weights) if len(people) else 0.0, np.inf)
     cost[already] = 0.0
     tables = []
-    for label, p, t, good in zip(people.index, positions, targets, flips):
+    for label, p, t, good in zip(people.index, positions, targets, flips, strict=True):
         if good:
             table = describe_changes(encoder, Z[p], t, weights=weights).drop(columns=["allowed", "advice"])
             tables.append(table.assign(row=label))
