@@ -356,7 +356,8 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
 def _assemble(X, Z, positions, found, raw_model, encoder, column, favourable, decision, threshold, weights, seconds):
     """The result tables, each move re-checked on the raw model in the frame's dtypes."""
     people = X.iloc[positions]
-    targets = np.array([Z[p] if t is None else t for p, (t, _) in zip(positions, found, strict=True)]).reshape(len(positions), -1)
+    targets = np.array([Z[p] if t is None else t for p, (t, _) in zip(positions, found, strict=True)])
+    targets = targets.reshape(len(positions), -1)
     counterfactuals = _raw_rows(encoder, targets, people, Z[positions])
     cols = list(getattr(raw_model, "feature_names_in_", X.columns))
     after_decision = np.asarray(raw_model.predict(counterfactuals[cols])) if len(people) else np.array([])

@@ -155,7 +155,7 @@ def test_found_exactly_when_some_actionable_move_flips_and_never_below_the_optim
     names = [f"f{j}" for j in range(len(levels))]
     grid = pd.MultiIndex.from_product([range(k) for k in levels], names=names).to_frame(index=False)
     specs = [FeatureSpec(n, "ordinal", d, order=list(range(k)), max_change=c)
-             for n, k, d, c in zip(names, levels, directions, caps)]
+             for n, k, d, c in zip(names, levels, directions, caps, strict=False)]
     enc = Encoder(specs).fit(grid)
     model = _Table(rng.uniform(0, 1, size=levels), names)
     people = grid.sample(min(8, len(grid)), random_state=seed).set_axis([f"q{i}" for i in range(min(8, len(grid)))])
