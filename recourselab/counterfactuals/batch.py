@@ -150,26 +150,25 @@ def _proba(raw_model, frame: pd.DataFrame, column: int) -> np.ndarray:
     return np.asarray(raw_model.predict_proba(frame[cols]), dtype=float)[:, column]
 
 
-def _graft_target(score, encoder, z, donors, lower, upper, keep_mask, threshold, weights, batch):
-    """Cheapest actionable grafted donor reaching ``threshold``, scoring candidates in order of cost."""
+def _grafted_by_cost(encoder, z, donors, lower, upper, keep_mask, weights):
+    """The person's distinct actionable grafted donors (moved at all), cheapest first."""
     delta = donors - z
     grafted = np.where(delta < lower, z + lower, np.where(delta > upper, z + upper, donors))
     grafted[:, keep_mask] = z[keep_mask]
     grafted = grafted[~pd.DataFrame(grafted).duplicated().to_numpy()]  # hashing: np.unique's sort is slower
-    starts = np.broadcast_to(z, grafted.shape)
-    ok = encoder.actionable(starts, grafted)
-    grafted = grafted[ok]
-    if not len(grafted):
-        return None
-    cost = encoder.cost(starts[: len(grafted)], grafted, weights=weights)
-    moved = cost > 0
-    grafted, cost = grafted[moved], cost[moved]
-    order = np.argsort(cost, kind="stable")
-    for start in range(0, len(order), batch):
-        chunk = order[start:start + batch]
-        reach = score(grafted[chunk]) >= threshold
+    grafted = grafted[encoder.actionable(np.broadcast_to(z, grafted.shape), grafted)]
+    cost = encoder.cost(np.broadcast_to(z, grafted.shape), grafted, weights=weights)
+    grafted, cost = grafted[cost > 0], cost[cost > 0]
+    return grafted[np.argsort(cost, kind="stable")]
+
+
+def _first_reaching(score, candidates, threshold, batch, start=0):
+    """The first candidate (in order) whose score reaches ``threshold``, scoring ``batch`` at a time."""
+    for begin in range(start, len(candidates), batch):
+        chunk = candidates[begin:begin + batch]
+        reach = score(chunk) >= threshold
         if reach.any():
-            return grafted[chunk[np.argmax(reach)]]
+            return chunk[np.argmax(reach)]
     return None
 
 
@@ -211,44 +210,91 @@ def _search_target(score, encoder, z, lower, upper, keep_mask, threshold, weight
 def _one_chunk(positions, X, Z, donors, raw_model, encoder, column, threshold, keep, weights, batch, n_samples,
                max_features, seed):
     """Targets (or None) and methods for the people at ``positions`` (one joblib task)."""
-    from ..allocation.advice import _feature_columns, prune_move  # the allocation lesson's graft/prune step
+    from ..allocation.advice import _feature_columns
 
     keep_mask = _feature_columns(encoder, keep, "keep")
     lower, upper = encoder.advice_bounds()
     rng = np.random.default_rng(seed)
+    ranked = [_grafted_by_cost(encoder, Z[p], donors, lower, upper, keep_mask, weights) for p in positions]
+    first = _first_batch(positions, ranked, X, Z, raw_model, encoder, column, threshold, batch)
     out = []
-    for p in positions:
+    for p, candidates, found in zip(positions, ranked, first, strict=True):
         base, z = X.iloc[[p]], Z[p]
 
         def score(C, base=base, z=z):
             return _proba(raw_model, _raw_rows(encoder, C, base.loc[base.index.repeat(len(C))],
                                                np.broadcast_to(z, C.shape)), column)
 
-        target, method = _graft_target(score, encoder, z, donors, lower, upper, keep_mask, threshold, weights,
-                                       batch), "graft"
+        target, method = (found if found is not None
+                          else _first_reaching(score, candidates, threshold, batch, start=batch)), "graft"
         if target is None:
             target, method = _search_target(score, encoder, z, lower, upper, keep_mask, threshold, weights,
                                             n_samples, max_features, rng), "search"
-        if target is not None:
-            wrapped = _ScoreModel(score, column)
-            target = prune_move(wrapped, z, target, threshold, encoder, favourable=wrapped.classes_[column])
         out.append((target, method if target is not None else "none"))
+    moved = [i for i, (t, _) in enumerate(out) if t is not None]
+    if moved:
+        pruned = _prune_many(np.asarray(positions)[moved], np.array([out[i][0] for i in moved]), X, Z, raw_model,
+                             encoder, column, threshold)
+        for i, t in zip(moved, pruned, strict=True):
+            out[i] = (t, out[i][1])
     return out
 
 
-class _ScoreModel:
-    """A ``predict_proba`` over encoded rows for :func:`prune_move`, decoding into one person's raw row."""
+def _prune_many(positions, targets, X, Z, raw_model, encoder, column, threshold):
+    """:func:`~recourselab.allocation.prune_move` for many people at once, one model call per round.
 
-    def __init__(self, score, column):
-        self._score, self._column = score, column
-        self.classes_ = np.arange(2) if column < 2 else np.arange(column + 1)
+    Each round, for every person still pruning, every changed feature is reverted in turn; among the
+    reversions that keep the score at ``threshold`` and the move actionable, the one saving the most
+    cost is kept (the first such feature on ties, in the encoder's order), as ``prune_move`` does.
+    """
+    slices = [encoder.slices_[name] for name in encoder.feature_names]
+    current = targets.copy()
+    active = np.ones(len(positions), dtype=bool)
+    while active.any():
+        trials, owners, which = [], [], []
+        for i in np.flatnonzero(active):
+            a = Z[positions[i]]
+            changed = [s for s in slices if not np.allclose(current[i, s], a[s])]
+            if not changed:
+                active[i] = False
+                continue
+            block = np.repeat(current[i][None, :], len(changed), axis=0)
+            for k, s in enumerate(changed):
+                block[k, s] = a[s]
+            trials.append(block)
+            owners += [positions[i]] * len(changed)
+            which += [i] * len(changed)
+        if not trials:
+            break
+        trials, owners, which = np.vstack(trials), np.asarray(owners), np.asarray(which)
+        starts = Z[owners]
+        ok = (_proba(raw_model, _raw_rows(encoder, trials, X.iloc[owners], starts), column) >= threshold) \
+            & encoder.actionable(starts, trials)
+        saved = encoder.cost(starts, current[which]) - encoder.cost(starts, trials)
+        for i in np.unique(which):
+            mine = np.flatnonzero((which == i) & ok)
+            if not len(mine):
+                active[i] = False
+                continue
+            current[i] = trials[mine[np.argmax(saved[mine])]]
+    return list(current)
 
-    def predict_proba(self, Z):
-        p = self._score(np.atleast_2d(Z))
-        out = np.zeros((len(p), len(self.classes_)))
-        out[:, self._column] = p
-        out[:, 1 - self._column if self._column < 2 else 0] = 1 - p
-        return out
+
+def _first_batch(positions, ranked, X, Z, raw_model, encoder, column, threshold, batch):
+    """Each person's first reaching candidate among their ``batch`` cheapest, all people in one model call
+    (a pipeline's per-call overhead dominates small calls)."""
+    heads = [candidates[:batch] for candidates in ranked]
+    sizes = np.array([len(h) for h in heads])
+    if not sizes.sum():
+        return [None] * len(positions)
+    owners = np.repeat(np.asarray(positions), sizes)
+    proba = _proba(raw_model, _raw_rows(encoder, np.vstack(heads), X.iloc[owners], Z[owners]), column)
+    found, start = [], 0
+    for head, size in zip(heads, sizes, strict=True):
+        reach = proba[start:start + size] >= threshold
+        found.append(head[np.argmax(reach)] if reach.any() else None)
+        start += size
+    return found
 
 
 def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourable=1, threshold: float = 0.5,
