@@ -188,7 +188,7 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng):
                f"move that flips the model, against {r['with recourse']} of {r['refused']} {r['group']!r} "
                f"({r['share']:.0%}); median cost {g['median cost']:.3f} against {r['median cost']:.3f} (gap "
                f"{observed:+.3f}; with the group labels shuffled among those with a move, a gap this large or "
-               f"larger in {p:.0%} of {len(null)} shuffles).")
+               f"larger in {int(round(p * (len(null) + 1))) - 1} of {len(null)} shuffles, p = {p:.3f}).")
     return {"lens": "1. recourse for the refused",
             "question": "Can the refused change what they may change and be approved, and at what cost, by group?",
             "numbers": {"median_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
@@ -237,7 +237,7 @@ def _rho_lens(result, groups_refused, group, reference, n_shuffles, rng):
     null = _shuffled(cost, labels, n_shuffles, rng, recourse_fairness_ratio) if enough else np.array([])
     low = float((np.sum(null <= rho + 1e-12) + 1) / (len(null) + 1)) if len(null) else float("nan")
     reading = (f"ρ = {rho:.3f} (1: equal mean costs); with the group labels shuffled, a ρ this low or lower in "
-               f"{low:.0%} of {len(null)} shuffles.")
+               f"{int(round(low * (len(null) + 1))) - 1} of {len(null)} shuffles (p = {low:.3f}).")
     return {"lens": "3. the recourse fairness ratio",
             "question": "On a list of the refused ranked by recourse cost, do the two groups carry equal mean costs?",
             "numbers": {"rho": rho, "p_low": low, "n_shuffles": len(null)},
@@ -342,7 +342,7 @@ def _plain_json(value):
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem;line-height:1.5}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
 td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:100%;height:auto}
-.limits{color:#555;font-size:.9rem}.meta{font-size:.85rem;color:#444}"""
+.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}"""
 
 
 def _figure(section) -> str:
@@ -379,7 +379,7 @@ def _page(report: AuditReport, figures: bool) -> str:
             head = "".join(f"<th>{e(str(c))}</th>" for c in s["table"][0])
             body = "".join("<tr>" + "".join(f"<td>{e(_cell(v))}</td>" for v in row.values()) + "</tr>"
                            for row in s["table"])
-            parts.append(f"<table><tr>{head}</tr>{body}</table>")
+            parts.append(f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>")
         if figures and s["table"]:
             alt = f"{s['lens']}: share with recourse and median cost by group"
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
