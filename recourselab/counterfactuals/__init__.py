@@ -6,13 +6,15 @@ groups (``groups``: costs and coverage curves), recourse to a linear boundary
 (``linear``: closed form or MIP, actionable by default with an encoder), the
 papers' costs priced by the data's spread (``costs``: Wachter's MAD-scaled L1,
 Ustun's percentile shift), and the same algorithms written literally for
-reading (``paper``).
+reading (``paper``); and recourse for everyone a fitted raw-frame model refuses (``batch``), the
+practitioner's one call.
 """
 
-from . import costs, groups, linear, nearest
+from . import batch, costs, groups, linear, nearest
+from .batch import *  # noqa: F401,F403
 from .costs import *  # noqa: F401,F403
 from .groups import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .nearest import *  # noqa: F401,F403
 
-__all__ = nearest.__all__ + groups.__all__ + linear.__all__ + costs.__all__
+__all__ = nearest.__all__ + groups.__all__ + linear.__all__ + costs.__all__ + batch.__all__

@@ -1,0 +1,393 @@
+"""A one-call audit of a fitted model, saved as an HTML page and a JSON file a practitioner can hand on.
+
+:func:`audit_model` runs, on the user's own fitted model (any classifier on the raw frame, e.g. a
+scikit-learn ``Pipeline``) and specs, every lens of the book that applies to any model, each with the
+reference that gives its number meaning:
+
+0. **Does the model use the protected attribute?** Whether the column is among the model's inputs,
+   and the share of refused members of the audited group that the model approves when only that
+   attribute is switched to the reference group's value (and the same the other way round).
+1. **Who has recourse, at what cost?** :func:`~recourselab.counterfactuals.recourse_for_refused` on
+   everyone refused in the two groups: the share with an actionable move that flips the model and
+   the median cost of those moves, with the group sizes and a permutation test of the cost gap
+   (group labels shuffled among the refused).
+2. **Situation testing** (:func:`~recourselab.situation_testing.situation_testing`, without
+   counterfactuals): the share of refused members of the audited group whose ``k`` nearest members
+   of the reference group were approved more often, beside the same share with the group labels
+   shuffled (what the test flags by chance on this data).
+3. **The recourse fairness ratio** ρ of the refused, ranked by recourse cost
+   (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups), beside its
+   shuffled-label distribution.
+
+Lenses that need more than a classifier say so in the report and are not run: explanation
+consistency needs a differentiable model (``recourselab.explanation_consistency``), counterfactual
+situation testing a structural causal model, robust recourse a budget and a utility.
+
+:class:`AuditReport` keeps every number (``to_dict``, ``to_json``, ``from_json``) with the run's
+metadata (package version, a hash of the data, the specs, the seeds, the time) and writes the HTML
+page (``to_html``; its figures need the ``book`` extra, matplotlib).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._extras import require
+from ._validation import check_bool, check_int, check_seed, favourable_column, plain
+from .counterfactuals.batch import _check_frame, _raw_model, recourse_for_refused
+from .fair_ranking import recourse_fairness_ratio
+from .features import check_encoder, features_to_frame
+from .situation_testing import situation_testing
+
+__all__ = ["AuditReport", "audit_model"]
+
+SMALL_GROUP = 30  # fewer refused people than this in a group: its shares are too noisy to read alone
+NOT_RUN = {
+    "explanation consistency": "needs a differentiable model (recourselab.explanation_consistency trains one)",
+    "counterfactual situation testing": "needs a structural causal model of the data (recourselab.scm)",
+    "robust recourse under a budget": "needs a budget distribution and a utility (recourselab.allocation)",
+}
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The result of :func:`audit_model`: one section per lens, and the run's metadata.
+
+    Attributes
+    ----------
+    sections : list of dict
+        Per lens: ``lens``, ``question``, ``numbers`` (a flat mapping of named numbers), ``reading``
+        (the number beside its reference, in words), ``limits`` and ``table`` (a small list of
+        records for the page).
+    metadata : dict
+        Package version, data hash (SHA-256 of the audited rows), specs, protected column and
+        groups, seeds, start time and seconds.
+    not_run : dict
+        Lenses that do not apply to a bare classifier, with the reason.
+    """
+
+    sections: list
+    metadata: dict
+    not_run: dict = field(default_factory=lambda: dict(NOT_RUN))
+
+    def to_dict(self) -> dict:
+        """Everything in the report as plain Python values (what ``to_json`` writes)."""
+        return {"metadata": self.metadata, "sections": self.sections, "not_run": self.not_run}
+
+    def to_json(self, path) -> Path:
+        """Write the report's numbers and metadata to ``path`` (UTF-8 JSON); returns the path."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    @classmethod
+    def from_json(cls, path) -> "AuditReport":
+        """Read a report written by :meth:`to_json`."""
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls(data["sections"], data["metadata"], data["not_run"])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per lens: its question and its reading."""
+        return pd.DataFrame([{"lens": s["lens"], "question": s["question"], "reading": s["reading"]}
+                             for s in self.sections])
+
+    def to_html(self, path, *, figures: bool = True) -> Path:
+        """Write a self-contained HTML page (figures embedded as PNG); returns the path."""
+        figures = check_bool(figures, "figures")
+        path = Path(path)
+        path.write_text(_page(self, figures), encoding="utf-8")
+        return path
+
+
+def _check_groups(X: pd.DataFrame, protected: str, group, reference):
+    if protected not in X:
+        raise ValueError(f"protected={protected!r} is not a column of X; give the column holding the protected "
+                         f"attribute (X has {list(X.columns)[:12]}).")
+    values = pd.unique(X[protected].dropna())
+    if pd.isna(group) or group not in set(values):
+        raise ValueError(f"group={plain(group)!r} is not a value of X[{protected!r}]; its values are "
+                         f"{[plain(v) for v in values]}.")
+    others = [v for v in values if v != group]
+    if reference is None:
+        if len(others) != 1:
+            raise ValueError(f"X[{protected!r}] has {len(values)} values {[plain(v) for v in values]}; name the group "
+                             f"to compare {plain(group)!r} with: reference=<one of them>. Mixing several groups "
+                             "into one reference hides which comparison each number makes.")
+        reference = others[0]
+    elif reference not in set(others):
+        raise ValueError(f"reference={plain(reference)!r} is not another value of X[{protected!r}]; choose one of "
+                         f"{[plain(v) for v in others]}.")
+    return group, reference
+
+
+def _flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable):
+    cols = list(getattr(raw_model, "feature_names_in_", X.columns))
+    used = protected in cols
+    out = {}
+    for name, who, value in (("group", is_g, reference), ("reference", is_r, group)):
+        rows = X[refused & who].copy()
+        rows[protected] = value
+        flipped = np.asarray(raw_model.predict(rows[cols])) == favourable if len(rows) else np.array([], bool)
+        out[name] = (int(flipped.sum()), len(rows))
+    g, r = out["group"], out["reference"]
+
+    def share(count):
+        return count[0] / count[1] if count[1] else float("nan")
+
+    reading = (f"The model {'takes' if used else 'does not take'} {protected!r} as an input. Switching only "
+               f"{protected!r} to {plain(reference)!r} approves {g[0]} of {g[1]} refused {plain(group)!r} "
+               f"({share(g):.0%}); switching {plain(reference)!r} to {plain(group)!r} approves {r[0]} of {r[1]} "
+               f"({share(r):.0%}).")
+    return {"lens": "0. the protected attribute itself",
+            "question": f"Does the model's decision depend on {protected!r} directly?",
+            "numbers": {"uses_protected": used, "flip_group": g[0], "refused_group": g[1], "flip_reference": r[0],
+                        "refused_reference": r[1]},
+            "reading": reading,
+            "limits": ("A model that does not take the column can still use proxies of it; a flip that changes "
+                       "nothing does not show the model is fair, only that the column alone does not decide."),
+            "table": []}
+
+
+def _shuffled(values, labels, n, rng, statistic):
+    return np.array([statistic(values, rng.permutation(labels)) for _ in range(n)])
+
+
+def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng):
+    s = result.summary
+    found = s["found"].to_numpy() & (s["method"] != "already favourable").to_numpy()
+    rows = []
+    for g in (group, reference):
+        mine = groups_refused == g
+        cost = s.loc[mine & found, "cost"]
+        rows.append({"group": plain(g), "refused": int(mine.sum()), "with recourse": int((mine & found).sum()),
+                     "share": float((mine & found).sum() / mine.sum()) if mine.sum() else float("nan"),
+                     "median cost": float(cost.median()) if len(cost) else float("nan")})
+    cost, labels = s.loc[found, "cost"].to_numpy(), groups_refused[found]
+
+    def gap(c, lab):
+        a, b = c[lab == group], c[lab == reference]
+        return float(np.median(a) - np.median(b)) if len(a) and len(b) else float("nan")
+
+    observed = gap(cost, labels)
+    null = _shuffled(cost, labels, n_shuffles, rng, gap) if np.isfinite(observed) else np.array([])
+    p = float((np.sum(np.abs(null) >= abs(observed) - 1e-12) + 1) / (len(null) + 1)) if len(null) else float("nan")
+    g, r = rows
+    reading = (f"{g['with recourse']} of {g['refused']} refused {g['group']!r} ({g['share']:.0%}) have an actionable "
+               f"move that flips the model, against {r['with recourse']} of {r['refused']} {r['group']!r} "
+               f"({r['share']:.0%}); median cost {g['median cost']:.3f} against {r['median cost']:.3f} (gap "
+               f"{observed:+.3f}; with the group labels shuffled among those with a move, a gap this large or "
+               f"larger in {int(round(p * (len(null) + 1))) - 1} of {len(null)} shuffles, p = {p:.3f}).")
+    return {"lens": "1. recourse for the refused",
+            "question": "Can the refused change what they may change and be approved, and at what cost, by group?",
+            "numbers": {"median_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
+                        "found_share": float(found.mean()) if len(found) else float("nan")},
+            "reading": reading,
+            "limits": ("The moves come from observed people and a bounded search, so a cost is an upper bound and "
+                       "'no move' means none found, not none possible. Costs follow the specs' weights."),
+            "table": rows}
+
+
+def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):
+    keep = is_g | is_r
+
+    def flagged_share(prot):
+        res = situation_testing(Z[keep], prot, decisions[keep], k=k, reference=~prot, n_jobs=n_jobs)
+        mine = refused[keep][prot]
+        return float(res["significant"].to_numpy()[mine].mean()) if mine.any() else float("nan")
+
+    prot = is_g[keep]
+    observed = flagged_share(prot)
+    null = np.array([flagged_share(rng.permutation(prot)) for _ in range(n_shuffles)])
+    reading = (f"Situation testing flags {observed:.0%} of the refused audited group (k = {k}); with the group "
+               f"labels shuffled it flags {np.nanmean(null):.0%} on average ({np.nanmin(null):.0%} to "
+               f"{np.nanmax(null):.0%} over {len(null)} shuffles): the share above that is the test's signal.")
+    return {"lens": "2. situation testing",
+            "question": ("Are refused members of the audited group treated worse than their nearest neighbours in "
+                         "the reference group?"),
+            "numbers": {"flagged_share": observed, "shuffled_mean": float(np.nanmean(null)),
+                        "shuffled_min": float(np.nanmin(null)), "shuffled_max": float(np.nanmax(null)),
+                        "k": k, "n_shuffles": len(null)},
+            "reading": reading,
+            "limits": ("Neighbours are found on the encoded features (the protected attribute left out); the test "
+                       "compares like with like only as far as the distance does, and a flag is a lead for a "
+                       "human review, not a finding of discrimination."),
+            "table": []}
+
+
+def _rho_lens(result, groups_refused, group, reference, n_shuffles, rng):
+    s = result.summary
+    found = s["found"].to_numpy()
+    cost, labels = s.loc[found, "cost"].to_numpy(), groups_refused[found]
+    two = np.isin(labels, [group, reference])
+    cost, labels = cost[two], labels[two]
+    enough = len(np.unique(labels)) == 2
+    rho = recourse_fairness_ratio(cost, labels) if enough else float("nan")
+    null = _shuffled(cost, labels, n_shuffles, rng, recourse_fairness_ratio) if enough else np.array([])
+    low = float((np.sum(null <= rho + 1e-12) + 1) / (len(null) + 1)) if len(null) else float("nan")
+    reading = (f"ρ = {rho:.3f} (1: equal mean costs); with the group labels shuffled, a ρ this low or lower in "
+               f"{int(round(low * (len(null) + 1))) - 1} of {len(null)} shuffles (p = {low:.3f}).")
+    return {"lens": "3. the recourse fairness ratio",
+            "question": "On a list of the refused ranked by recourse cost, do the two groups carry equal mean costs?",
+            "numbers": {"rho": rho, "p_low": low, "n_shuffles": len(null)},
+            "reading": reading,
+            "limits": ("ρ has no direction (a fall can mean either group got cheaper) and counts only those with a "
+                       "move found."),
+            "table": []}
+
+
+def audit_model(model, X, encoder, *, protected: str, group, reference=None, favourable=1, k: int = 15,
+                n_shuffles: int = 200, st_shuffles: int = 20, n_jobs: int = 1, progress: bool = True,
+                random_state: int = 0, **recourse_options) -> AuditReport:
+    """Audit a fitted model on its own rows with every lens that applies to any classifier.
+
+    Parameters
+    ----------
+    model : fitted classifier on the raw frame (``predict`` and ``predict_proba``)
+    X : DataFrame
+        The rows to audit (raw columns, unique index): the people the model decides.
+    encoder : Encoder
+        Fitted, with the specs that say what advice may change.
+    protected : str
+        The column of ``X`` holding the protected attribute (it may be a model input or not).
+    group : label
+        The value of ``protected`` whose treatment is audited (e.g. "Female").
+    reference : label, optional
+        The value it is compared with. Required when the column has more than two values.
+    favourable : label, default 1
+    k : int, default 15
+        Neighbours per group in situation testing.
+    n_shuffles : int, default 200
+        Label shuffles for the permutation references of lenses 1 and 3.
+    st_shuffles : int, default 20
+        Label shuffles for situation testing's chance level (each reruns the test).
+    n_jobs : int, default 1
+    progress : bool, default True
+    random_state : int, default 0
+    **recourse_options
+        Passed to :func:`~recourselab.counterfactuals.recourse_for_refused` (e.g. ``n_samples``, ``keep``).
+
+    Returns
+    -------
+    AuditReport
+
+    Warns
+    -----
+    UserWarning
+        When a group has fewer than 30 refused people: its shares and medians are too noisy to read alone.
+    """
+    start, began = time.perf_counter(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+    check_encoder(encoder)
+    X = _check_frame(X, "X")
+    group, reference = _check_groups(X, protected, group, reference)
+    k = check_int(k, "k", minimum=1)
+    n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=1)
+    st_shuffles = check_int(st_shuffles, "st_shuffles", minimum=1)
+    seed = check_seed(random_state, "random_state")
+    raw_model = _raw_model(model)
+    column = favourable_column(raw_model, favourable)
+    cols = list(getattr(raw_model, "feature_names_in_", X.columns))
+    decisions = (np.asarray(raw_model.predict(X[cols])) == favourable).astype(int)
+    is_g, is_r = (X[protected] == group).to_numpy(), (X[protected] == reference).to_numpy()
+    refused = decisions == 0
+    for name, who in ((group, is_g), (reference, is_r)):
+        if (refused & who).sum() < SMALL_GROUP:
+            warnings.warn(f"only {(refused & who).sum()} refused people have {protected} = {plain(name)!r}; shares "
+                          f"and medians of fewer than {SMALL_GROUP} are too noisy to read alone.", stacklevel=2)
+    rng = np.random.default_rng(seed)
+    sections = [_flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable)]
+    rows = X.index[refused & (is_g | is_r)]
+    result = recourse_for_refused(raw_model, X, encoder, rows=rows, favourable=favourable, n_jobs=n_jobs,
+                                  progress=progress, random_state=seed, **recourse_options)
+    groups_refused = X.loc[rows, protected].to_numpy()
+    sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng))
+    Z = encoder.transform(X)
+    if protected in encoder.feature_names:
+        Z = np.delete(Z, np.arange(encoder.n_columns)[encoder.slices_[protected]], axis=1)
+    sections.append(_st_lens(Z, is_g, is_r, decisions, refused, k, st_shuffles, rng, n_jobs))
+    sections.append(_rho_lens(result, groups_refused, group, reference, n_shuffles, rng))
+    from . import __version__
+
+    data_hash = hashlib.sha256(pd.util.hash_pandas_object(X, index=True).to_numpy().tobytes()).hexdigest()
+    specs = features_to_frame(encoder.specs_).astype(object).where(lambda f: f.notna(), None)
+    metadata = {"package": "recourselab", "version": __version__, "started": began,
+                "seconds": round(time.perf_counter() - start, 2), "rows": len(X), "data_sha256": data_hash,
+                "model": type(raw_model).__name__, "protected": protected, "group": plain(group),
+                "reference": plain(reference), "favourable": plain(favourable), "random_state": seed, "k": k,
+                "n_shuffles": n_shuffles, "st_shuffles": st_shuffles,
+                "specs": json.loads(specs.to_json(orient="records", default_handler=str))}
+    return AuditReport(json.loads(json.dumps(sections, default=_plain_json)), metadata)
+
+
+def _plain_json(value):
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, np.floating):
+        return float(value)
+    return str(value)
+
+
+# --------------------------------------------------------------------------- the HTML page
+_STYLE = """body{font-family:system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem;line-height:1.5}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
+td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:100%;height:auto}
+.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}"""
+
+
+def _figure(section) -> str:
+    """A PNG (base64) for the sections with a picture: recourse shares and median costs by group."""
+    if not section["table"]:
+        return ""
+    plt = require("matplotlib.pyplot", "book", "the audit report's figures")
+    table = pd.DataFrame(section["table"])
+    fig, axes = plt.subplots(1, 2, figsize=(6.4, 2.6))
+    axes[0].bar(table["group"].astype(str), table["share"], color=["#0072B2", "#BBBBBB"])
+    axes[0].set(ylim=(0, 1), ylabel="share with recourse", title="who has recourse")
+    axes[1].bar(table["group"].astype(str), table["median cost"], color=["#0072B2", "#BBBBBB"])
+    axes[1].set(ylabel="median cost", title="what it costs")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _page(report: AuditReport, figures: bool) -> str:
+    m = report.metadata
+    e = html.escape
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
+             f"content='width=device-width, initial-scale=1'><title>Audit of {e(m['model'])}</title>"
+             f"<style>{_STYLE}</style></head><body>",
+             f"<h1>Audit of {e(m['model'])}: {e(str(m['protected']))} = {e(str(m['group']))} against "
+             f"{e(str(m['reference']))}</h1>",
+             f"<p class='meta'>recourselab {e(m['version'])}, {e(m['started'])}, {m['rows']} rows (SHA-256 "
+             f"{e(m['data_sha256'][:16])}…), random_state {m['random_state']}, {m['seconds']} s.</p>"]
+    for s in report.sections:
+        parts.append(f"<h2>{e(s['lens'])}</h2><p><strong>{e(s['question'])}</strong></p><p>{e(s['reading'])}</p>")
+        if s["table"]:
+            head = "".join(f"<th>{e(str(c))}</th>" for c in s["table"][0])
+            body = "".join("<tr>" + "".join(f"<td>{e(_cell(v))}</td>" for v in row.values()) + "</tr>"
+                           for row in s["table"])
+            parts.append(f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>")
+        if figures and s["table"]:
+            alt = f"{s['lens']}: share with recourse and median cost by group"
+            parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
+        parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
+    parts.append("<h2>Lenses not run</h2><ul>" + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in
+                                                          report.not_run.items()) + "</ul></body></html>")
+    return "\n".join(parts)
+
+
+def _cell(value) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
