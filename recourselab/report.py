@@ -319,7 +319,7 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     sections.append(_rho_lens(result, groups_refused, group, reference, n_shuffles, rng))
     from . import __version__
 
-    data_hash = hashlib.sha256(pd.util.hash_pandas_object(X, index=True).to_numpy().tobytes()).hexdigest()
+    data_hash = _data_hash(X)
     specs = features_to_frame(encoder.specs_).astype(object).where(lambda f: f.notna(), None)
     metadata = {"package": "recourselab", "version": __version__, "started": began,
                 "seconds": round(time.perf_counter() - start, 2), "rows": len(X), "data_sha256": data_hash,
@@ -328,6 +328,12 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
                 "n_shuffles": n_shuffles, "st_shuffles": st_shuffles,
                 "specs": json.loads(specs.to_json(orient="records", default_handler=str))}
     return AuditReport(json.loads(json.dumps(sections, default=_plain_json)), metadata)
+
+
+def _data_hash(X: pd.DataFrame) -> str:
+    """SHA-256 of the rows, their index and columns (pandas' row hashes), to tell later which data was audited."""
+    rows = pd.util.hash_pandas_object(X, index=True).to_numpy().tobytes()
+    return hashlib.sha256(rows + "\x1f".join(map(str, X.columns)).encode()).hexdigest()
 
 
 def _plain_json(value):

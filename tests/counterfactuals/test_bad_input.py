@@ -7,6 +7,7 @@ argument and the fix; none comes from inside numpy, pandas or scikit-learn.
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import LogisticRegression
 
 from recourselab.counterfactuals import (
     coverage_by_group,
@@ -16,6 +17,7 @@ from recourselab.counterfactuals import (
     nearest_counterfactuals,
     percentile_shift_cost,
     recourse_by_group,
+    recourse_for_refused,
 )
 from recourselab.features import Encoder, FeatureSpec
 
@@ -40,11 +42,26 @@ def nearest(**kw):
                                            **args)
 
 
+_MODEL = LogisticRegression().fit(FRAME, [0, 1, 1])
+
+
+def batch(**kw):
+    return lambda: recourse_for_refused(kw.pop("model", _MODEL), kw.pop("X", FRAME), kw.pop("encoder", ENC),
+                                        progress=False, **kw)
+
+
 def linear(X_=X, coef=(1, 1, 1, 1), intercept=0.0, weights=1.0, **kw):
     return lambda: linear_recourse(X_, list(coef) if isinstance(coef, tuple) else coef, intercept, weights, **kw)
 
 
 CASES = [
+    # ---------------------------------------------------------------- recourse_for_refused (more in test_batch.py)
+    ("batch: not a frame", batch(X=Z), TypeError, "X is a ndarray; give a pandas DataFrame"),
+    ("batch: threshold 0", batch(threshold=0), ValueError, "threshold=0 is reached by everyone"),
+    ("batch: NaN threshold", batch(threshold=float("nan")), ValueError, "threshold"),
+    ("batch: infinite threshold", batch(threshold=float("inf")), ValueError, "threshold"),
+    ("batch: unknown favourable", batch(favourable=2), ValueError, r"favourable=2 is not among model's classes"),
+    ("batch: no encoder", batch(encoder=None), TypeError, "encoder must be a fitted recourselab Encoder"),
     # ---------------------------------------------------------------- nearest_counterfactuals
     ("nearest: too many neighbours", nearest(Z_factual=Z, Z_candidates=Z[:2], n_neighbors=3), ValueError,
      "n_neighbors=3 must lie between 1 and the 2 candidates"),
@@ -211,6 +228,6 @@ def test_the_table_covers_every_public_function():
 
     functions = {name for name in package.__all__ if callable(getattr(package, name)) and name[0].islower()}
     covered = {c[0].split(":")[0] for c in CASES}
-    assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile"} == covered
+    assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile", "batch"} == covered
     assert functions == {"nearest_counterfactuals", "describe_changes", "recourse_by_group", "coverage_by_group",
-                         "linear_recourse", "mad_l1_cost", "percentile_shift_cost"}
+                         "linear_recourse", "mad_l1_cost", "percentile_shift_cost", "recourse_for_refused"}

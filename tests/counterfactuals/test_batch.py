@@ -100,8 +100,8 @@ def test_the_moves_are_pruned(world):
 def test_same_result_with_two_jobs_and_the_input_untouched(world):
     X, pipe, enc, refused, res = world
     before = X.copy()
-    two = recourse_for_refused(pipe, X, enc, rows=refused[:12], n_jobs=2, chunk_size=5, progress=False)
-    one = recourse_for_refused(pipe, X, enc, rows=refused[:12], chunk_size=5, progress=False)
+    two = recourse_for_refused(pipe, X, enc, rows=refused[:8], n_jobs=2, chunk_size=4, progress=False)
+    one = recourse_for_refused(pipe, X, enc, rows=refused[:8], chunk_size=4, progress=False)
     pd.testing.assert_frame_equal(one.summary, two.summary)
     pd.testing.assert_frame_equal(one.counterfactuals, two.counterfactuals)
     pd.testing.assert_frame_equal(X, before)
