@@ -208,9 +208,7 @@ def test_duplicate_labels_are_refused_not_reset(world):
 
 def test_on_adult_with_a_raw_gradient_boosting_pipeline():
     """The book's Adult specs and advice policy, a model the book does not ship (its own one-hot and
-    histogram gradient boosting on the raw frame): every move found is actionable and flips the pipeline."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
+    gradient boosting on the raw frame): every move found is actionable and flips the pipeline."""
     from recourselab.datasets import load_adult
 
     data = load_adult()
@@ -220,15 +218,12 @@ def test_on_adult_with_a_raw_gradient_boosting_pipeline():
     pipe = make_pipeline(
         make_column_transformer((OneHotEncoder(handle_unknown="ignore", sparse_output=False), text),
                                 remainder="passthrough"),
-        HistGradientBoostingClassifier(max_iter=50, random_state=0)).fit(X, y)
+        GradientBoostingClassifier(n_estimators=60, random_state=0)).fit(X, y)  # no OpenMP threads to contend
     enc = Encoder(list(data.features)).fit(X)
     refused = X.index[pipe.predict(X) == 0][:12]
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):  # histogram boosting's OpenMP threads slow small calls on a shared 2-core machine
-        res = recourse_for_refused(pipe, X, enc, rows=refused, progress=False, n_samples=300)
+    res = recourse_for_refused(pipe, X, enc, rows=refused, progress=False, n_samples=300)
     found = res.summary["found"].to_numpy()
-    assert found.sum() >= 3  # people can move (measured 5 of 12); many cannot under Adult's advice policy
+    assert found.sum() >= 3, found.sum()  # people can move (measured 4 of 12); many cannot under Adult's advice policy
     Zf, Zc = enc.transform(X.loc[refused]), enc.transform(res.counterfactuals)
     assert enc.actionable(Zf[found], Zc[found]).all()
     assert (pipe.predict(res.counterfactuals[found]) == 1).all()
