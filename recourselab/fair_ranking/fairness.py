@@ -10,6 +10,7 @@ more record can give a prefix (:func:`best_ratio_with_one_more`).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -151,7 +152,7 @@ def ranked_fair_representation(order_groups, protected_group, tolerance=1 / 3, p
     return RankedCheck(ok, bool(ok.all()), share[:, 0] if len(wanted) == 1 else share)
 
 
-def recourse_fairness_ratio(costs, groups) -> float:
+def recourse_fairness_ratio(costs, groups, *, between=None) -> float:
     """The group-level recourse fairness ratio rho (Eqs. 1 and 4).
 
     .. math:: \\rho = \\frac{\\min_g \\mu_g}{\\max_g \\mu_g}, \\qquad
@@ -161,14 +162,27 @@ def recourse_fairness_ratio(costs, groups) -> float:
     when one group pays far more. By convention :math:`\\rho = 1` when every
     mean is 0.
 
+    With more than two groups (six races, say) the default compares the
+    cheapest and the dearest of all of them, whichever they are; to ask about
+    one group against a chosen reference, name the pair: ``between=(group,
+    reference)`` leaves every other group's records out.
+
     Parameters
     ----------
     costs : array of float >= 0, shape (n,)
     groups : array of labels, shape (n,), with at least two distinct values
+    between : pair of labels, optional
+        The two groups to compare; both must be present. A group with fewer
+        than 30 records draws a warning (its mean is too noisy to read alone).
 
     Returns
     -------
     float
+
+    Warns
+    -----
+    UserWarning
+        With ``between``, when a named group has fewer than 30 records.
 
     Examples
     --------
@@ -176,10 +190,42 @@ def recourse_fairness_ratio(costs, groups) -> float:
 
     >>> round(recourse_fairness_ratio([7.688, 5.837], ["single", "married"]), 3)
     0.759
+
+    Three groups: the default takes the extremes, ``between`` the named pair.
+
+    >>> costs, races = [1.0, 2.0, 4.0], ["a", "b", "c"]
+    >>> recourse_fairness_ratio(costs, races), recourse_fairness_ratio(costs, races, between=("a", "b"))
+    (0.25, 0.5)
     """
     c, codes, labels = costs_and_groups(costs, groups)
+    if between is not None:
+        c, codes, labels = _restrict_to_pair(c, codes, labels, between)
     G = len(labels)
     return rho_of(np.bincount(codes, weights=c, minlength=G), np.bincount(codes, minlength=G).astype(float))
+
+
+SMALL_GROUP = 30  # fewer records than this in a named group: its mean cost is too noisy to read alone
+
+
+def _restrict_to_pair(c, codes, labels, between):
+    """The records of the two groups named in ``between`` (errors name what is missing)."""
+    if isinstance(between, (str, bytes)) or len(between) != 2:
+        raise ValueError(f"between={between!r} must name two groups, e.g. between=('African-American', "
+                         "'Caucasian').")
+    labels = list(labels)
+    missing = [g for g in between if g not in labels]
+    if missing or between[0] == between[1]:
+        raise ValueError(f"between={tuple(between)!r} must name two different groups present in groups; the groups "
+                         f"are {labels}.")
+    wanted = [labels.index(g) for g in between]
+    keep = np.isin(codes, wanted)
+    for g, code in zip(between, wanted, strict=True):
+        n = int((codes == code).sum())
+        if n < SMALL_GROUP:
+            warnings.warn(f"group {g!r} has {n} records; a mean cost of fewer than {SMALL_GROUP} is too noisy to "
+                          "read alone.", stacklevel=3)
+    return c[keep], np.searchsorted(wanted if wanted[0] < wanted[1] else wanted[::-1], codes[keep]), \
+        sorted(between, key=labels.index)
 
 
 def best_ratio_with_one_more(costs, groups, added_group, *, below: float) -> float:

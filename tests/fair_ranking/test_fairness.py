@@ -89,3 +89,29 @@ def test_prefix_rho_is_the_value_of_ranked_recourse_fairness():
         check = rk.ranked_recourse_fairness(costs, groups, beta)
         np.testing.assert_array_equal(rho, check.value)
     assert rho[0] == 1.0 and rho.shape == (40,)
+
+
+def test_the_ratio_between_a_named_pair_leaves_the_other_groups_out():
+    """Six groups, as COMPAS's race: the default compares the extremes, whichever they are; ``between`` compares
+    the pair it names, equal to the ratio computed on those two groups' records alone."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    races = rng.choice(["A", "B", "C", "D", "E", "F"], 600)
+    costs = rng.gamma(2.0, 1.0, 600) * np.select([races == "A", races == "F"], [0.5, 2.0], 1.0)
+    two = np.isin(races, ["B", "C"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every group here has about 100 records: no warning
+        pair = recourse_fairness_ratio(costs, races, between=("B", "C"))
+    assert pair == pytest.approx(recourse_fairness_ratio(costs[two], races[two]))
+    assert recourse_fairness_ratio(costs, races) < 0.35 < pair  # the extremes A and F, not the pair asked about
+    assert recourse_fairness_ratio(costs, races, between=("C", "B")) == pair
+
+
+def test_a_named_pair_must_be_two_present_groups_and_a_tiny_one_warns():
+    costs, groups = np.arange(1.0, 41.0), np.array(["x"] * 35 + ["y"] * 5)
+    with pytest.warns(UserWarning, match="group 'y' has 5 records"):
+        recourse_fairness_ratio(costs, groups, between=("x", "y"))
+    for bad in (("x", "z"), ("x", "x"), ("x",), "xy"):
+        with pytest.raises(ValueError, match="between="):
+            recourse_fairness_ratio(costs, groups, between=bad)
