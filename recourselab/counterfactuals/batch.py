@@ -393,8 +393,11 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
     tasks = (delayed(_one_chunk)(c, X, Z, Zd, raw_model, encoder, column, threshold, keep, weights, batch,
                                  n_samples, max_features, s) for c, s in zip(chunks, seeds, strict=True))
     results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    found = [r for chunk in tqdm(results, total=len(chunks), disable=not progress, desc="people", unit="chunk",
-                                 postfix={"size": chunk_size}) for r in chunk]
+    found = []
+    with tqdm(total=len(positions), disable=not progress, desc="recourse", unit="person") as bar:
+        for chunk in results:
+            found += chunk
+            bar.update(len(chunk))
     return _assemble(X, Z, positions, found, raw_model, encoder, column, favourable, decision, threshold, weights,
                      time.perf_counter() - start)
 
