@@ -193,7 +193,8 @@ def recourse_fairness_ratio(costs, groups, *, between=None) -> float:
 
     Three groups: the default takes the extremes, ``between`` the named pair.
 
-    >>> costs, races = [1.0, 2.0, 4.0], ["a", "b", "c"]
+    >>> import numpy as np
+    >>> costs, races = np.repeat([1.0, 2.0, 4.0], 30), np.repeat(["a", "b", "c"], 30)
     >>> recourse_fairness_ratio(costs, races), recourse_fairness_ratio(costs, races, between=("a", "b"))
     (0.25, 0.5)
     """
@@ -222,7 +223,7 @@ def _restrict_to_pair(c, codes, labels, between):
     for g, code in zip(between, wanted, strict=True):
         n = int((codes == code).sum())
         if n < SMALL_GROUP:
-            warnings.warn(f"group {g!r} has {n} records; a mean cost of fewer than {SMALL_GROUP} is too noisy to "
+            warnings.warn(f"group {g!r} has {n} record{'s' if n != 1 else ''}; a mean cost of fewer than {SMALL_GROUP} is too noisy to "
                           "read alone.", stacklevel=3)
     return c[keep], np.searchsorted(wanted if wanted[0] < wanted[1] else wanted[::-1], codes[keep]), \
         sorted(between, key=labels.index)
