@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "jax", "pulp", "networkx")
+# dice-ml: only in benchmarks/dice_comparison.py's own environment
+VERSIONED = ("numpy", "scipy", "scikit-learn", "pandas", "jax", "pulp", "networkx", "dice-ml")
 
 # every repeated timing (best_time, or a script's own loop via note_repeats) of the running script
 _REPEATS: list[list[float]] = []
