@@ -223,8 +223,9 @@ def _restrict_to_pair(c, codes, labels, between):
     for g, code in zip(between, wanted, strict=True):
         n = int((codes == code).sum())
         if n < SMALL_GROUP:
-            warnings.warn(f"group {g!r} has {n} record{'s' if n != 1 else ''}; a mean cost of fewer than {SMALL_GROUP} is too noisy to "
-                          "read alone.", stacklevel=3)
+            records = f"{n} record{'s' if n != 1 else ''}"
+            warnings.warn(f"group {g!r} has {records}; a mean cost of fewer than {SMALL_GROUP} is too noisy to read "
+                          "alone.", stacklevel=3)
     return c[keep], np.searchsorted(wanted if wanted[0] < wanted[1] else wanted[::-1], codes[keep]), \
         sorted(between, key=labels.index)
 
