@@ -150,11 +150,11 @@ def _proba(raw_model, frame: pd.DataFrame, column: int) -> np.ndarray:
     return np.asarray(raw_model.predict_proba(frame[cols]), dtype=float)[:, column]
 
 
-def _grafted_by_cost(encoder, z, donors, lower, upper, keep_mask, weights):
+def _grafted_by_cost(encoder, z, donors, keep, weights):
     """The person's distinct actionable grafted donors (moved at all), cheapest first."""
-    delta = donors - z
-    grafted = np.where(delta < lower, z + lower, np.where(delta > upper, z + upper, donors))
-    grafted[:, keep_mask] = z[keep_mask]
+    from ..allocation.advice import graft_candidates  # the allocation lesson's graft step
+
+    grafted = graft_candidates(z, donors, encoder, keep=keep)[1:]
     grafted = grafted[~pd.DataFrame(grafted).duplicated().to_numpy()]  # hashing: np.unique's sort is slower
     grafted = grafted[encoder.actionable(np.broadcast_to(z, grafted.shape), grafted)]
     cost = encoder.cost(np.broadcast_to(z, grafted.shape), grafted, weights=weights)
@@ -215,7 +215,7 @@ def _one_chunk(positions, X, Z, donors, raw_model, encoder, column, threshold, k
     keep_mask = _feature_columns(encoder, keep, "keep")
     lower, upper = encoder.advice_bounds()
     rng = np.random.default_rng(seed)
-    ranked = [_grafted_by_cost(encoder, Z[p], donors, lower, upper, keep_mask, weights) for p in positions]
+    ranked = [_grafted_by_cost(encoder, Z[p], donors, keep, weights) for p in positions]
     first = _first_batch(positions, ranked, X, Z, raw_model, encoder, column, threshold, batch)
     out = []
     for p, candidates, found in zip(positions, ranked, first, strict=True):
@@ -343,7 +343,7 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
         Processes for joblib (-1: all cores); people are split into chunks of ``chunk_size``.
     chunk_size : int, default 25
     progress : bool, default True
-        A progress bar over the chunks.
+        A progress bar counting the people done.
     random_state : int, default 0
         Seeds the bounded search (each chunk derives its own seed, so results do not depend on
         ``n_jobs``).
