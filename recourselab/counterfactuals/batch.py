@@ -384,6 +384,13 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
     seed = check_seed(random_state, "random_state")
     raw_model = _raw_model(model)
     column = favourable_column(raw_model, favourable)
+    missing = [c for c in getattr(raw_model, "feature_names_in_", []) if c not in X.columns]
+    if missing:
+        raise ValueError(f"the model takes columns {missing[:8]} that X lacks; give X every raw column the model "
+                         "was fitted on.")
+    from ..allocation.advice import _feature_columns
+
+    _feature_columns(encoder, keep, "keep")  # checked here, not first inside a worker process
     Z = encoder.transform(X)
     Zd = np.unique(encoder.transform(donors), axis=0)
     decision = np.asarray(raw_model.predict(X[list(getattr(raw_model, "feature_names_in_", X.columns))]))

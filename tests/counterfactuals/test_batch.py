@@ -199,6 +199,12 @@ def test_bad_input_is_refused_with_the_argument_and_the_fix(world, kwargs, error
         recourse_for_refused(args.pop("model"), args.pop("X"), args.pop("encoder"), **args)
 
 
+def test_a_column_the_model_needs_is_named_when_missing(world):
+    X, pipe, enc, refused, _ = world
+    with pytest.raises(ValueError, match=r"the model takes columns \['region'\] that X lacks"):
+        recourse_for_refused(pipe, X.drop(columns="region"), enc, progress=False)
+
+
 def test_duplicate_labels_are_refused_not_reset(world):
     X, pipe, enc, _, _ = world
     doubled = pd.concat([X.iloc[:3], X.iloc[:3]])
