@@ -43,10 +43,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_aligned, check_columns, check_labels, favourable_column, plain
+from ._validation import check_aligned, check_columns, check_labels, check_seed, favourable_column, plain
 from .features import Encoder, check_encoded, check_encoder
 
-__all__ = ["EncodedModel", "check_model"]
+__all__ = ["EncodedModel", "check_model", "linear_in_encoded_space"]
 
 
 def _estimator_has(name: str):
@@ -452,3 +452,172 @@ def _check_fill_value(value, name: str):
     if isinstance(value, numbers.Real) and not math.isfinite(value):
         raise ValueError(f"{name}={value!r} must be a finite number (the estimator would meet it in every row).")
     return value
+
+
+def _probe_rows(encoder: Encoder, Z: np.ndarray, rng: np.random.Generator, n_base: int):
+    """Valid encoded rows that move every feature through its values, one feature at a time.
+
+    Each of ``n_base`` observed rows is copied once per value of each feature: every level of an
+    ordinal, binary or categorical feature, and for a continuous one its two ends and its middle
+    (rounded to a whole unit for an integer column, so that decoding leaves the value as it is).
+    Returns the rows and, per feature, the range of rows that move it.
+    """
+    base = Z[rng.choice(len(Z), min(n_base, len(Z)), replace=False)]
+    probes, where, start = [base], {}, len(base)
+    for s in encoder.specs_:
+        sl = encoder.slices_[s.name]
+        if s.kind == "continuous":
+            lo, hi = encoder.ranges_[s.name]
+            raw = np.array([lo, (lo + hi) / 2, hi])
+            if pd.api.types.is_integer_dtype(encoder.dtypes_[s.name]):
+                raw = np.round(raw)
+            values = [np.array([(v - lo) / ((hi - lo) or 1.0)]) for v in np.unique(raw)]
+        elif s.kind == "categorical":
+            values = list(np.eye(sl.stop - sl.start))
+        else:
+            n_levels = len(encoder.levels_[s.name])
+            values = [np.array([k / max(n_levels - 1, 1)]) for k in range(n_levels)]
+        for value in values:
+            moved = base.copy()
+            moved[:, sl] = value
+            probes.append(moved)
+        where[s.name] = slice(start, start + len(values) * len(base))
+        start = where[s.name].stop
+    return np.vstack(probes), where
+
+
+def _nonlinearity(scores: np.ndarray, n_base: int, encoder: Encoder, name: str) -> float:
+    """How far one feature's probes are from "each base row's score plus one effect per value of the feature".
+
+    ``scores`` come value by value, ``n_base`` rows each (see :func:`_probe_rows`). A feature the model
+    reads affinely, without interactions, fits exactly: a common slope in its encoded value (one effect
+    per level for a categorical feature, where any effects are affine in the one-hot columns).
+    """
+    n_values = len(scores) // n_base
+    base = np.tile(np.eye(n_base), (n_values, 1))
+    if encoder.spec(name).kind == "categorical":
+        effect = np.repeat(np.eye(n_values)[:, 1:], n_base, axis=0)
+    else:
+        effect = np.repeat(np.arange(n_values, dtype=float), n_base)[:, None]  # levels (or ends and middle)
+        if encoder.spec(name).kind == "continuous":
+            lo, hi = encoder.ranges_[name]
+            raw = np.array([lo, (lo + hi) / 2, hi])
+            if pd.api.types.is_integer_dtype(encoder.dtypes_[name]):
+                raw = np.round(raw)
+            effect = np.repeat(np.unique(raw), n_base)[:, None]
+    design = np.column_stack([base, effect])
+    fit = design @ np.linalg.lstsq(design, scores, rcond=None)[0]
+    return float(np.abs(fit - scores).max())
+
+
+def linear_in_encoded_space(model, encoder: Encoder, X: pd.DataFrame, *, favourable=1, n_base: int = 20,
+                            atol: float = 1e-6, random_state: int = 0) -> tuple[np.ndarray, float]:
+    """The coefficients of a linear raw-frame model in the encoder's columns: ``a . z + b``.
+
+    A practitioner's logistic regression usually sits behind its own
+    ``ColumnTransformer`` (scalers, one-hot encoders) on the raw frame, so its
+    ``coef_`` are not in the package's encoded space, where
+    :func:`~recourselab.counterfactuals.linear_recourse` needs them. When every
+    step before the linear classifier is affine in each raw column (scaling,
+    one-hot encoding of a categorical column, passing a number through), the
+    model's decision function is affine in the encoded row ``z``:
+    :math:`f(\\mathrm{decode}(z)) = a^\\top z + b`. This function finds
+    :math:`(a, b)` by least squares on valid encoded rows that move each feature
+    through its values (all levels of every ordinal and categorical feature,
+    the ends and middle of every continuous one) and on the rows of ``X``, and
+    checks the fit: if any row misses by more than ``atol`` (relative to the
+    scale of the scores), the model is not linear in the encoded features and
+    a ``ValueError`` says so, naming the feature whose moves the fit misses most.
+
+    The favourable side is :math:`a^\\top z + b \\ge 0`. For a categorical
+    feature the coefficients of its one-hot block are found up to a common
+    constant (its columns sum to 1), which changes nothing on valid rows.
+
+    Parameters
+    ----------
+    model : fitted binary classifier on the raw frame, with ``decision_function``
+        (e.g. a ``Pipeline`` ending in ``LogisticRegression`` or ``LinearSVC``).
+    encoder : Encoder
+        Fitted; it must describe every column the model reads.
+    X : DataFrame
+        Raw rows (e.g. the ones to audit); part of the check.
+    favourable : label, default 1
+        The favourable class; if it is ``classes_[0]``, the signs are flipped.
+    n_base : int, default 20
+        Observed rows from which each feature is moved through its values.
+    atol : float, default 1e-6
+        Largest error allowed, relative to ``1 + max |f|``.
+    random_state : int, default 0
+        Which rows of ``X`` serve as bases.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_columns,)
+    intercept : float
+
+    Raises
+    ------
+    ValueError
+        If the model is not affine in the encoded features (a tree ensemble, a
+        spline, an ordinal column one-hot encoded by the pipeline, an
+        interaction), naming the feature; use
+        :func:`~recourselab.counterfactuals.recourse_for_refused` for such models.
+    TypeError
+        If the model has no ``decision_function``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.compose import make_column_transformer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    >>> from recourselab.features import Encoder, FeatureSpec
+    >>> frame = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0, 2.5, 3.5], "job": ["a", "b", "a", "b", "c", "c"]})
+    >>> encoder = Encoder([FeatureSpec("income", "continuous"), FeatureSpec("job", "categorical")]).fit(frame)
+    >>> pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ["job"]), (StandardScaler(), ["income"])),
+    ...                      LogisticRegression()).fit(frame, [0, 0, 1, 1, 0, 1])
+    >>> a, b = linear_in_encoded_space(pipe, encoder, frame)
+    >>> bool(abs((encoder.transform(frame) @ a + b) - pipe.decision_function(frame)).max() < 1e-9)
+    True
+    """
+    check_encoder(encoder)
+    if isinstance(model, EncodedModel):
+        model = model.estimator
+    if not hasattr(model, "decision_function"):
+        raise TypeError(f"model {type(model).__name__} has no decision_function; linear_in_encoded_space needs a "
+                        "linear classifier's score (e.g. a Pipeline ending in LogisticRegression). For any other "
+                        "model use recourselab.counterfactuals.recourse_for_refused.")
+    column = favourable_column(model, favourable)
+    classes = np.asarray(model.classes_)
+    if len(classes) != 2:
+        raise ValueError(f"model has {len(classes)} classes {list(classes)}; linear_in_encoded_space needs a binary "
+                         "classifier.")
+    if not isinstance(X, pd.DataFrame) or len(X) == 0:
+        raise TypeError("X must be a non-empty DataFrame of raw rows (the columns the model and encoder read).")
+    n_base = int(n_base)
+    if n_base < 1:
+        raise ValueError(f"n_base={n_base}; give a positive number of base rows, e.g. 20.")
+    rng = np.random.default_rng(check_seed(random_state, "random_state"))
+    adapter = EncodedModel(model, encoder)
+    Z = encoder.transform(X)
+    probes, where = _probe_rows(encoder, Z, rng, n_base)
+    rows = np.vstack([probes, Z])
+    scores = np.asarray(adapter.decision_function(rows), dtype=float).ravel()
+    if column == 0:
+        scores = -scores
+    design = np.column_stack([rows, np.ones(len(rows))])
+    theta = np.linalg.lstsq(design, scores, rcond=None)[0]
+    error = np.abs(design @ theta - scores)
+    scale = 1.0 + np.abs(scores).max()
+    if error.max() > atol * scale:
+        n_b = min(n_base, len(Z))  # the base rows each feature's probes move
+        worst = max(where, key=lambda name: _nonlinearity(scores[where[name]], n_b, encoder, name))
+        raise ValueError(
+            f"model {type(model).__name__} is not linear in the encoded features: the best affine fit misses its "
+            f"decision function by up to {error.max():.3g} (scores up to {np.abs(scores).max():.3g}), most where "
+            f"{worst!r} moves. linear_recourse needs a linear classifier behind steps that are affine in each "
+            "column (scalers, one-hot encoding of categorical columns, numbers passed through; an ordinal column "
+            "one-hot encoded by the pipeline, splines, interactions or trees are not). For any model use "
+            "recourselab.counterfactuals.recourse_for_refused.")
+    return theta[:-1], float(theta[-1])

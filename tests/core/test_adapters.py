@@ -233,3 +233,80 @@ def test_rerank_by_nearest_counterfactual_costs(adult):
     assert after >= before
     np.testing.assert_array_equal(ranked.cost, cost)  # nothing is modified
     assert (ranked.gap[ranked.promoted] >= 0).all() and (ranked.gap[~ranked.promoted] == 0).all()
+
+
+# ---------------------------------------------------------------- a linear pipeline in the encoded space
+def _linear_adult(drop_education=True):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    data = load_adult()
+    frame = data.frame.sample(3000, random_state=1)
+    if drop_education:
+        frame = frame.drop(columns="education")
+    X, y = frame.drop(columns=data.target), frame[data.target].to_numpy()
+    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    numbers = [c for c in X.columns if c not in text]
+    columns = make_column_transformer((OneHotEncoder(handle_unknown="ignore", sparse_output=False), text),
+                                      (StandardScaler(), numbers))
+    pipe = make_pipeline(columns, LogisticRegression(max_iter=2000)).fit(X, y)
+    specs = [s for s in data.features if s.name in X.columns]
+    from recourselab.features import Encoder
+
+    return X, pipe, Encoder(specs).fit(X)
+
+
+def test_linear_in_encoded_space_reproduces_the_pipelines_score_and_its_recourse_flips_the_pipeline():
+    from recourselab.adapters import linear_in_encoded_space
+    from recourselab.counterfactuals import linear_recourse
+
+    X, pipe, encoder = _linear_adult()
+    a, b = linear_in_encoded_space(pipe, encoder, X.head(500))
+    Z = encoder.transform(X)
+    assert np.allclose(Z @ a + b, pipe.decision_function(X), atol=1e-8)  # rows the fit never saw too
+    refused = X.index[pipe.predict(X) == 0][:60]
+    result = linear_recourse(encoder.transform(X.loc[refused]), a, b, encoder=encoder, actionable=True,
+                             method="mip")
+    found = np.isfinite(result.cost)
+    assert found.sum() >= 5  # Adult's specs leave most refusals without actionable advice
+    moved = encoder.inverse_transform(np.asarray(result.X_cf)[found])
+    assert (pipe.predict(moved[X.columns]) == 1).all()  # whole units: decoding changes nothing, the pipeline flips
+    assert encoder.actionable(encoder.transform(X.loc[refused])[found], np.asarray(result.X_cf)[found]).all()
+
+
+def test_linear_in_encoded_space_flips_signs_for_favourable_zero():
+    from recourselab.adapters import linear_in_encoded_space
+
+    X, pipe, encoder = _linear_adult()
+    a1, b1 = linear_in_encoded_space(pipe, encoder, X.head(200))
+    a0, b0 = linear_in_encoded_space(pipe, encoder, X.head(200), favourable=0)
+    Z = encoder.transform(X.head(200))
+    assert np.allclose(Z @ a0 + b0, -(Z @ a1 + b1))
+
+
+def test_linear_in_encoded_space_refuses_models_that_are_not_linear_in_the_encoded_features(adult):
+    from recourselab.adapters import linear_in_encoded_space
+
+    X, pipe, encoder = _linear_adult(drop_education=False)  # the ordinal education one-hot encoded by the pipeline
+    with pytest.raises(ValueError, match="not linear in the encoded features.*'education'"):
+        linear_in_encoded_space(pipe, encoder, X.head(300))
+    _, X_a, y_a, boosted, encoder_a, _ = adult  # gradient boosting has a decision_function, but trees
+    with pytest.raises(ValueError, match="not linear in the encoded features.*recourse_for_refused"):
+        linear_in_encoded_space(boosted, encoder_a, X_a)
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = make_pipeline(clone(boosted[0]), RandomForestClassifier(n_estimators=5, random_state=0)).fit(X_a, y_a)
+    with pytest.raises(TypeError, match="no decision_function.*recourse_for_refused"):
+        linear_in_encoded_space(forest, encoder_a, X_a)
+
+
+def test_linear_in_encoded_space_names_bad_arguments():
+    from recourselab.adapters import linear_in_encoded_space
+
+    X, pipe, encoder = _linear_adult()
+    with pytest.raises(TypeError, match="X must be a non-empty DataFrame"):
+        linear_in_encoded_space(pipe, encoder, X.to_numpy())
+    with pytest.raises(ValueError, match="n_base=0"):
+        linear_in_encoded_space(pipe, encoder, X, n_base=0)
+    with pytest.raises(ValueError, match="favourable"):
+        linear_in_encoded_space(pipe, encoder, X, favourable="yes")
