@@ -32,7 +32,8 @@ def group_codes(a, name: str) -> tuple[tuple, np.ndarray]:
         shown = sorted((plain(v) for v in values), key=str)[:6]
         raise ValueError(
             f"{name} must have exactly two values (a binary protected attribute), found {len(values)}: "
-            f"{shown}. Merge categories into two groups (e.g. white vs non-white) before matching."
+            f"{shown}. Merge categories into two groups (e.g. white vs non-white), or keep the rows of the two "
+            f"groups you compare (keep = np.isin({name}, [group, reference])) before matching."
         )
     values = tuple(sorted((plain(v) for v in values), key=lambda v: (str(type(v)), v)))
     return values, (a == values[1]).astype(np.int64)

@@ -376,6 +376,24 @@ def audit_explanations(model, X, y, groups, *, financial=None, match: MatchResul
     -------
     ExplanationAudit
 
+    Notes
+    -----
+    **The protected attribute's own attribution.** If the protected attribute
+    is one of the model's inputs, the default baselines (the mean of the row's
+    own label and group, :func:`label_group_baselines`) equal the factual's
+    value in that column, so the factual's explanation gives it exactly zero
+    attribution, by construction: it can never show the model using the
+    attribute. The partner's explanation (same baseline, the other group's
+    value) can, and the score then counts it. Read ``cec.attributions`` for
+    that column with this in mind, or pass your own ``baselines``.
+
+    **More than two groups.** ``groups`` must have two values. To compare two
+    groups of a many-valued attribute (e.g. one race against another), audit
+    the rows of those two only, e.g. ``keep = np.isin(groups, [group,
+    reference])`` and ``audit_explanations(model, X[keep], y[keep],
+    groups[keep], ...)``; a group of fewer than about 30 matched rows gives a
+    mean score too noisy to read alone.
+
     Examples
     --------
     >>> import numpy as np

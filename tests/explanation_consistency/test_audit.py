@@ -36,3 +36,21 @@ def test_regimes_table_and_shares():
     assert 2 * np.degrees(np.arcsin(0.25)) == pytest.approx(28.955, abs=1e-3)   # the documented angle
     indexed = regimes(pd.Series([0.1, 0.6], index=["p", "q"]), [1, 1], [1, 0])
     assert indexed.to_frame()["regime"].to_dict() == {"p": "A", "q": "D"}
+
+
+def test_the_default_baseline_gives_a_protected_input_zero_attribution_in_the_factual_explanation():
+    # documented in audit_explanations' Notes: the factual's own (label, group) mean equals its group value
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from recourselab.explanation_consistency import audit_explanations
+
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, 2, 200)
+    x = rng.normal(size=200)
+    X = np.c_[x, g, rng.normal(size=200)]  # the group is the model's second input
+    y = ((x + g + rng.normal(size=200)) > 0.5).astype(int)
+    model = LogisticRegression().fit(X, y)
+    audit = audit_explanations(model, X, y, g, financial=[0])
+    assert np.abs(audit.cec.attributions[:, 1]).max() == 0.0  # the factual: zero by construction
+    assert np.abs(audit.cec.attributions_cf[:, 1]).max() > 0.1  # the partner's explanation sees it
