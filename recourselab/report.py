@@ -46,7 +46,7 @@ import pandas as pd
 
 from ._extras import require
 from ._validation import check_bool, check_int, check_seed, favourable_column, plain
-from .counterfactuals.batch import _check_frame, _raw_model, recourse_for_refused
+from .counterfactuals.batch import BatchRecourse, _check_frame, _raw_model, recourse_for_refused
 from .fair_ranking import recourse_fairness_ratio
 from .features import check_encoder, features_to_frame
 from .situation_testing import situation_testing
@@ -55,8 +55,14 @@ __all__ = ["AuditReport", "audit_model"]
 
 SMALL_GROUP = 30  # fewer refused people than this in a group: its shares are too noisy to read alone
 NOT_RUN = {
-    "explanation consistency": "needs a differentiable model (recourselab.explanation_consistency trains one)",
+    "group counterfactuals (FACEGroup)": "needs a feasibility graph over the data and its density threshold "
+                                         "(recourselab.group_counterfactuals)",
     "counterfactual situation testing": "needs a structural causal model of the data (recourselab.scm)",
+    "explanation consistency": "needs each person matched to a partner of the other group and attributions of "
+                               "the model (recourselab.explanation_consistency.audit_explanations; finite "
+                               "differences for a model without gradients, at many model calls per person)",
+    "recourse-aware re-ranking (RAGUEL)": "modifies people through a linear model (recourselab.fair_ranking.raguel; "
+                                          "rerank_by_cost re-ranks by any per-person cost)",
     "robust recourse under a budget": "needs a budget distribution and a utility (recourselab.allocation)",
 }
 
@@ -135,13 +141,15 @@ def _check_groups(X: pd.DataFrame, protected: str, group, reference):
 def _flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable):
     cols = list(getattr(raw_model, "feature_names_in_", X.columns))
     used = protected in cols
-    out = {}
+    out, lost = {}, {}
     for name, who, value in (("group", is_g, reference), ("reference", is_r, group)):
-        rows = X[refused & who].copy()
-        rows[protected] = value
-        flipped = np.asarray(raw_model.predict(rows[cols])) == favourable if len(rows) else np.array([], bool)
-        out[name] = (int(flipped.sum()), len(rows))
+        for mask, store, now in ((refused & who, out, True), (~refused & who, lost, False)):
+            rows = X[mask].copy()
+            rows[protected] = value
+            decided = np.asarray(raw_model.predict(rows[cols])) == favourable if len(rows) else np.array([], bool)
+            store[name] = (int((decided == now).sum()), len(rows))  # refused now approved / approved now refused
     g, r = out["group"], out["reference"]
+    lg, lr = lost["group"], lost["reference"]
 
     def share(count):
         return count[0] / count[1] if count[1] else float("nan")
@@ -149,11 +157,13 @@ def _flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, c
     reading = (f"The model {'takes' if used else 'does not take'} {protected!r} as an input. Switching only "
                f"{protected!r} to {plain(reference)!r} approves {g[0]} of {g[1]} refused {plain(group)!r} "
                f"({share(g):.0%}); switching {plain(reference)!r} to {plain(group)!r} approves {r[0]} of {r[1]} "
-               f"({share(r):.0%}).")
+               f"({share(r):.0%}). The other way, it refuses {lg[0]} of {lg[1]} approved {plain(group)!r} and "
+               f"{lr[0]} of {lr[1]} approved {plain(reference)!r}.")
     return {"lens": "0. the protected attribute itself",
             "question": f"Does the model's decision depend on {protected!r} directly?",
             "numbers": {"uses_protected": used, "flip_group": g[0], "refused_group": g[1], "flip_reference": r[0],
-                        "refused_reference": r[1]},
+                        "refused_reference": r[1], "unflip_group": lg[0], "approved_group": lg[1],
+                        "unflip_reference": lr[0], "approved_reference": lr[1]},
             "reading": reading,
             "limits": ("A model that does not take the column can still use proxies of it; a flip that changes "
                        "nothing does not show the model is fair, only that the column alone does not decide."),
@@ -247,9 +257,32 @@ def _rho_lens(result, groups_refused, group, reference, n_shuffles, rng):
             "table": []}
 
 
+def _reuse(recourse, rows, raw_model, X, column, recourse_options):
+    """The audited rows of a ``recourse_for_refused`` result computed beforehand, checked to be about X."""
+    if not isinstance(recourse, BatchRecourse):
+        raise TypeError(f"recourse must be the BatchRecourse that recourse_for_refused returned, got "
+                        f"{type(recourse).__name__}.")
+    if recourse_options:
+        raise TypeError(f"recourse is given, so the search options {sorted(recourse_options)} would not be used; "
+                        "pass one or the other.")
+    missing = rows.difference(recourse.summary.index)
+    if len(missing):
+        raise ValueError(f"recourse has no row for {len(missing)} refused people of the two groups (e.g. "
+                         f"{list(missing[:3])}); compute it on the same X with rows covering them (the default "
+                         "rows, everyone refused, do).")
+    cols = list(getattr(raw_model, "feature_names_in_", X.columns))
+    proba = np.asarray(raw_model.predict_proba(X.loc[rows, cols]))[:, column]
+    if not np.allclose(proba, recourse.summary.loc[rows, "proba"].to_numpy(), atol=1e-9):
+        raise ValueError("recourse does not match this model and X (its probabilities before the move differ); "
+                         "compute it with the same model on the same rows.")
+    return BatchRecourse(summary=recourse.summary.loc[rows], counterfactuals=recourse.counterfactuals.loc[rows],
+                         changes=recourse.changes[recourse.changes["row"].isin(rows)],
+                         threshold=recourse.threshold, seconds=recourse.seconds)
+
+
 def audit_model(model, X, encoder, *, protected: str, group, reference=None, favourable=1, k: int = 15,
                 n_shuffles: int = 200, st_shuffles: int = 20, n_jobs: int = 1, progress: bool = True,
-                random_state: int = 0, **recourse_options) -> AuditReport:
+                random_state: int = 0, recourse=None, **recourse_options) -> AuditReport:
     """Audit a fitted model on its own rows with every lens that applies to any classifier.
 
     Parameters
@@ -275,6 +308,9 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     n_jobs : int, default 1
     progress : bool, default True
     random_state : int, default 0
+    recourse : BatchRecourse, optional
+        A :func:`~recourselab.counterfactuals.recourse_for_refused` result on the same model and ``X``
+        covering the refused of both groups (e.g. the default call), reused instead of searching again.
     **recourse_options
         Passed to :func:`~recourselab.counterfactuals.recourse_for_refused` (e.g. ``n_samples``, ``keep``).
 
@@ -308,8 +344,11 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     rng = np.random.default_rng(seed)
     sections = [_flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable)]
     rows = X.index[refused & (is_g | is_r)]
-    result = recourse_for_refused(raw_model, X, encoder, rows=rows, favourable=favourable, n_jobs=n_jobs,
-                                  progress=progress, random_state=seed, **recourse_options)
+    if recourse is None:
+        result = recourse_for_refused(raw_model, X, encoder, rows=rows, favourable=favourable, n_jobs=n_jobs,
+                                      progress=progress, random_state=seed, **recourse_options)
+    else:
+        result = _reuse(recourse, rows, raw_model, X, column, recourse_options)
     groups_refused = X.loc[rows, protected].to_numpy()
     sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng))
     Z = encoder.transform(X)

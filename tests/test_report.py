@@ -62,6 +62,11 @@ def test_every_lens_that_applies_runs_with_its_reference(audited):
     refused_f = int(((pipe.predict(X) == 0) & (X["sex"] == "F")).sum())
     assert flip["numbers"]["uses_protected"] is True and flip["numbers"]["refused_group"] == refused_f
     assert flip["numbers"]["flip_group"] > flip["numbers"]["flip_reference"]  # the planted penalty on F
+    approved_m = X[(pipe.predict(X) == 1) & (X["sex"] == "M")]
+    lost_m = int((pipe.predict(approved_m.assign(sex="F")) == 0).sum())  # approved men refused as women
+    assert flip["numbers"]["approved_reference"] == len(approved_m) and flip["numbers"]["unflip_reference"] == lost_m
+    assert lost_m > flip["numbers"]["unflip_group"]  # the penalty again, the other way
+    assert {"group counterfactuals (FACEGroup)", "recourse-aware re-ranking (RAGUEL)"} <= set(report.not_run)
     assert 0 <= recourse["numbers"]["p_shuffled"] <= 1 and recourse["numbers"]["n_shuffles"] == 50
     assert {row["group"] for row in recourse["table"]} == {"F", "M"}
     assert st["numbers"]["shuffled_min"] <= st["numbers"]["shuffled_mean"] <= st["numbers"]["shuffled_max"]
@@ -113,3 +118,27 @@ def test_a_many_valued_attribute_needs_a_named_reference_and_small_groups_warn(a
     with pytest.warns(UserWarning, match="refused people have sex = 'X'"):
         audit_model(pipe, X, enc, protected="sex", group="F", reference="X", n_shuffles=5, st_shuffles=1,
                     progress=False, n_samples=0)
+
+
+def test_a_recourse_result_computed_beforehand_is_reused_and_checked(audited):
+    from recourselab.counterfactuals import recourse_for_refused
+
+    X, pipe, enc, report = audited
+    result = recourse_for_refused(pipe, X, enc, progress=False, n_samples=200)  # everyone refused, same seed
+    again = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=50, st_shuffles=3,
+                        progress=False, recourse=result)
+    table = {row["group"]: row for row in again.sections[1]["table"]}
+    for g in ("F", "M"):  # the report reads the given result: its counts are the result's own
+        mine = result.summary.loc[(X.loc[result.summary.index, "sex"] == g).to_numpy()]
+        assert table[g]["refused"] == len(mine) and table[g]["with recourse"] == int(mine["found"].sum())
+    few = recourse_for_refused(pipe, X, enc, rows=X.index[pipe.predict(X) == 0][:5], progress=False, n_samples=0)
+    with pytest.raises(ValueError, match="recourse has no row for"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, recourse=few)
+    with pytest.raises(TypeError, match="search options"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, recourse=result,
+                    n_samples=10)
+    import dataclasses
+
+    other = dataclasses.replace(result, summary=result.summary.assign(proba=result.summary["proba"] * 0.9))
+    with pytest.raises(ValueError, match="does not match this model"):  # e.g. computed with another model
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, recourse=other)

@@ -28,6 +28,7 @@ Every move returned passes :meth:`Encoder.actionable <recourselab.features.Encod
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -314,7 +315,8 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
     model : fitted classifier taking a DataFrame, or an EncodedModel
         E.g. a ``Pipeline`` with its own ``ColumnTransformer``; it must have ``predict_proba`` and
         ``classes_`` holding ``favourable``. Columns it takes that no spec describes (an identifier)
-        keep each person's own value.
+        keep each person's own value, with a warning naming them unless the encoder lists them in
+        ``ignore``.
     X : DataFrame
         The raw rows (people to audit and, by default, the donors), with a unique index.
     encoder : Encoder
@@ -391,6 +393,15 @@ def recourse_for_refused(model, X, encoder, *, rows=None, donors=None, favourabl
     from ..allocation.advice import _feature_columns
 
     _feature_columns(encoder, keep, "keep")  # checked here, not first inside a worker process
+    ignored = [encoder.ignore] if isinstance(encoder.ignore, str) else list(encoder.ignore or ())
+    unspecified = [c for c in getattr(raw_model, "feature_names_in_", [])
+                   if c not in encoder.feature_names and c not in ignored]  # Encoder(ignore=) says it on purpose
+    if unspecified:
+        warnings.warn(f"the model takes columns {unspecified[:8]} that no FeatureSpec describes: every move holds "
+                      "them at each person's own value, so a column derived from another (a flag computed from "
+                      "hours, a ratio) goes stale when that one moves. Compute derived columns inside the pipeline, "
+                      "give each a FeatureSpec (advise='never' makes the freeze explicit), or list it in "
+                      "Encoder(..., ignore=[...]) to say that holding it is meant.", stacklevel=2)
     Z = encoder.transform(X)
     Zd = np.unique(encoder.transform(donors), axis=0)
     decision = np.asarray(raw_model.predict(X[list(getattr(raw_model, "feature_names_in_", X.columns))]))

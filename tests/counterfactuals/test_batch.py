@@ -263,3 +263,10 @@ def test_pruning_many_people_at_once_equals_prune_move_person_by_person(world):
     for p, t, b in zip(positions, targets, batch, strict=True):
         model = EncodedModel(pipe, enc, fill={"region": X.iloc[p]["region"]})
         np.testing.assert_array_equal(prune_move(model, Z[p], t, 0.5, enc), b)
+
+
+def test_a_model_column_no_spec_describes_is_named_unless_the_encoder_ignores_it(world):
+    X, pipe = world[:2]
+    bare = Encoder(SPECS).fit(X.drop(columns="region"))  # region not described, not ignored
+    with pytest.warns(UserWarning, match=r"columns \['region'\] that no FeatureSpec describes"):
+        recourse_for_refused(pipe, X, bare, rows=X.index[:3], progress=False, n_samples=0)
