@@ -44,6 +44,7 @@ _LOG_WEIGHT_MAX = float(np.log(np.finfo(float).max) - 32 * np.log(2.0))
 _EDGE_CHUNK = 4096  # edges per chunk when evaluating midpoint densities
 _PAIR_CHUNK = 200_000  # edges per chunk when gathering end points
 _SOURCE_CELLS = 5_000_000  # (sources x nodes) cells per shortest-path chunk
+_KDE_CELLS = 4_000_000  # (nodes x KDE training points) cells per block of the density's dense step
 
 
 @dataclass(frozen=True)
@@ -297,12 +298,38 @@ def _kde_weights(dist, log_density_mid):
     return weights, float(shift), int(capped.sum())
 
 
+def _kernel_factors(Z, train, h):
+    """Per node: the shifted kernel factors ``A``, their shift ``peak`` and the node's log density.
+
+    ``half[i, k] = -||z_i - x_k||^2 / (4 h^2)`` (half of the Gaussian exponent),
+    ``peak[i] = max_k half[i, k]``, ``A[i, k] = exp(half[i, k] - peak[i])`` and
+    ``node[i] = log sum_k exp(2 half[i, k])``. Every quantity is row-wise, so the
+    dense (nodes x training points) exponent is formed in blocks of rows
+    (``_KDE_CELLS`` cells at a time) and only ``A`` is kept whole: the build
+    holds one float64 matrix of that shape, not the several the one-shot
+    formula held at once (squared distances, exponents, ``A``, their doubles).
+    """
+    n, m = len(Z), len(train)
+    A, peak, node = np.empty((n, m)), np.empty(n), np.empty(n)
+    train_sq = (train ** 2).sum(1)
+    step = max(1, _KDE_CELLS // max(m, 1))
+    for start in range(0, n, step):
+        block = Z[start:start + step]
+        sq = (block ** 2).sum(1)[:, None] + train_sq[None, :] - 2.0 * block @ train.T
+        half = -np.maximum(sq, 0.0) / (4.0 * h * h)  # half of the Gaussian exponent
+        peak[start:start + step] = top = half.max(axis=1)
+        A[start:start + step] = np.exp(half - top[:, None])
+        node[start:start + step] = logsumexp(2.0 * half, axis=1)  # log sum_k exp(-||z - x_k||^2 / 2h^2)
+    return A, peak, node
+
+
 def _relative_log_density(Z, rows, cols, bandwidth, max_kde_points, random_state):
     """Log KDE density at each edge's midpoint and at each node, relative to the mean node density.
 
     Uses the identity ||(a+b)/2 - x||^2 = ||a-x||^2/2 + ||b-x||^2/2 - ||a-b||^2/4, so the
     Gaussian kernel at a midpoint factorises into per-endpoint terms: one dense
-    (nodes x training points) matrix, then one dot product per edge. Exact for
+    (nodes x training points) matrix (:func:`_kernel_factors`, built in blocks of
+    rows), then one dot product per edge (in blocks of edges). Exact for
     the Gaussian kernel: it equals the plain sum over training points, which is
     scikit-learn's ``KernelDensity.score_samples`` up to the shared normalising
     constant (it cancels in the relative density) when that estimator evaluates
@@ -314,11 +341,7 @@ def _relative_log_density(Z, rows, cols, bandwidth, max_kde_points, random_state
     rng = np.random.default_rng(random_state)
     train = Z if len(Z) <= max_kde_points else Z[rng.choice(len(Z), max_kde_points, replace=False)]
     h = _kde_bandwidth(train, bandwidth)
-    sq = (Z ** 2).sum(1)[:, None] + (train ** 2).sum(1)[None, :] - 2.0 * Z @ train.T
-    half = -np.maximum(sq, 0.0) / (4.0 * h * h)  # half of the Gaussian exponent
-    peak = half.max(axis=1)
-    A = np.exp(half - peak[:, None])
-    node = logsumexp(2.0 * half, axis=1)  # log sum_k exp(-||z - x_k||^2 / 2h^2)
+    A, peak, node = _kernel_factors(Z, train, h)
     mean_node = logsumexp(node) - np.log(len(node))
     mid = np.empty(len(rows))
     for start in range(0, len(rows), _EDGE_CHUNK):

@@ -390,8 +390,28 @@ def _min_max_cost_greedy(C, k, need, random_state, progress, parameters, start):
                  "feasible: try method='mip' or a larger k.")
 
 
+def _reach_bound(C, k: int) -> int:
+    """An upper bound on the factuals any ``k`` candidates cover together, at any cost.
+
+    A selection covers a factual only through a finite entry of one of its
+    columns, so ``k`` columns cover at most the sum of their finite counts, and
+    at most the factuals with any finite entry: the smaller of the sum of the
+    ``k`` largest column counts and that number. When the bound is below
+    ``need`` no selection covers ``need`` factuals and Problem 2 is infeasible
+    (the converse need not hold: the columns can overlap).
+    """
+    per_column = np.count_nonzero(np.isfinite(C), axis=0)
+    top = int(np.partition(per_column, per_column.size - k)[per_column.size - k:].sum())
+    return min(top, int(np.count_nonzero(np.isfinite(C).any(axis=1))))
+
+
 def _min_max_cost_mip(C, k, need, deadline, parameters, start):
     """The MIP, bounded by the greedy's radius; returns (result, warning message or None)."""
+    bound = _reach_bound(C, k)
+    if bound < need:  # infeasible by a count: neither the greedy nor the model is needed
+        return _empty(C, "infeasible", start, parameters), (
+            f"no {k} counterfactuals cover {need} factuals at any cost (the {k} candidates reaching the most "
+            f"factuals reach {bound} together at most); raise k or lower c (status 'infeasible').")
     # the greedy's radius (one farthest-first search, fast next to the MIP) bounds the optimum from above
     upper, fallback = math.inf, []
     if not deadline.expired:
@@ -489,6 +509,10 @@ def min_max_cost(C, k, c, *, method="greedy", time_limit=60.0, random_state=None
     exception). If the greedy fails at every radius, the result is the
     selection it found at the largest radius, with its coverage and cost, and
     status ``"infeasible"``; the MIP may still find a feasible selection.
+    Before building its model the MIP counts: if the ``k`` candidates reaching
+    the most factuals reach fewer than ``need`` together (counting overlaps
+    twice), no selection can cover ``need`` and the result is the MIP's
+    infeasible one (empty, ``cost = inf``), reached at once.
 
     *Greedy* (paper Sec. 3.2, after Gonzalez's farthest-first 2-approximation
     for k-center). For a radius ``r``:

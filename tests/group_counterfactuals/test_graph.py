@@ -21,6 +21,7 @@ from recourselab.group_counterfactuals import (
     connectivity_by_epsilon,
     face_counterfactuals,
 )
+from recourselab.group_counterfactuals import graph as graph_module
 from recourselab.group_counterfactuals.graph import _kde_weights, _relative_log_density
 from recourselab.models import train_model
 
@@ -100,6 +101,72 @@ def test_midpoint_density_is_exact_for_the_gaussian_kde():
     ref_node = kde.score_samples(Z)
     ref_mean = logsumexp(ref_node) - np.log(len(Z))
     np.testing.assert_allclose(mid, kde.score_samples((Z[rows] + Z[cols]) / 2) - ref_mean, atol=1e-9)
+
+
+def unchunked_relative_log_density(Z, rows, cols, bandwidth, max_kde_points, random_state):
+    """The one-shot formula the build used before it was chunked: every dense array at once."""
+    rng = np.random.default_rng(random_state)
+    train = Z if len(Z) <= max_kde_points else Z[rng.choice(len(Z), max_kde_points, replace=False)]
+    h = float(KernelDensity(bandwidth=bandwidth).fit(train).bandwidth_) if isinstance(bandwidth, str) else bandwidth
+    sq = (Z ** 2).sum(1)[:, None] + (train ** 2).sum(1)[None, :] - 2.0 * Z @ train.T
+    half = -np.maximum(sq, 0.0) / (4.0 * h * h)
+    peak = half.max(axis=1)
+    A = np.exp(half - peak[:, None])
+    node = logsumexp(2.0 * half, axis=1)
+    mean_node = logsumexp(node) - np.log(len(node))
+    with np.errstate(divide="ignore"):
+        mid = (np.log(np.einsum("ij,ij->i", A[rows], A[cols])) + peak[rows] + peak[cols]
+               + ((Z[rows] - Z[cols]) ** 2).sum(1) / (8.0 * h * h))
+    return mid - mean_node, node - mean_node, h
+
+
+def unchunked_kde_graph(Z, epsilon, encoder=None, max_kde_points=2000):
+    """Edges from a distance-weighted build; KDE weights from the one-shot formula on them."""
+    edges = build_feasibility_graph(Z, epsilon, encoder=encoder, weighting="distance").lengths.tocoo()
+    lo, hi = np.minimum(edges.row, edges.col), np.maximum(edges.row, edges.col)
+    keys, inverse = np.unique(lo.astype(np.int64) * len(Z) + hi, return_inverse=True)
+    mid, node, _ = unchunked_relative_log_density(Z, keys // len(Z), keys % len(Z), "scott", max_kde_points, 0)
+    weights, _, _ = _kde_weights(edges.data, mid[inverse])
+    return csr_matrix((weights, (edges.row, edges.col)), shape=(len(Z), len(Z))), node
+
+
+def assert_same_kde_graph(graph, reference, node):
+    A, R = graph.adjacency.tocoo(), reference.tocoo()
+    assert set(zip(A.row.tolist(), A.col.tolist(), strict=True)) == set(zip(R.row.tolist(), R.col.tolist(),
+                                                                          strict=True))
+    if R.nnz:
+        np.testing.assert_allclose(graph.adjacency[R.row, R.col].A1, R.data, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(graph.log_density, node, rtol=1e-12, atol=1e-12)
+
+
+def test_chunked_kde_build_equals_the_one_shot_formula_on_thousands_of_rows(monkeypatch):
+    # 3,000 rows, 2,000 KDE points: row blocks of 150 nodes (20 blocks), edge blocks of 1,000 (several)
+    rng = np.random.default_rng(7)
+    Z = np.vstack([rng.normal(0.3, 0.08, (2_000, 4)), rng.random((1_000, 4))]).clip(0, 1)
+    monkeypatch.setattr(graph_module, "_KDE_CELLS", 150 * 2_000)
+    monkeypatch.setattr(graph_module, "_EDGE_CHUNK", 1_000)
+    graph = build_feasibility_graph(Z, 0.06)
+    assert graph.n_edges > 5 * 1_000 and graph.log_weight_scale == 0.0
+    reference, node = unchunked_kde_graph(Z, 0.06)
+    assert_same_kde_graph(graph, reference, node)
+
+
+@settings(max_examples=30, deadline=None)
+@given(specs_and_frames(min_rows=2, max_rows=30), st.floats(0.2, 1.5), st.integers(1, 7),
+       st.integers(2, 40))
+def test_chunked_kde_build_equals_the_one_shot_formula(data, epsilon, rows_per_block, max_kde_points):
+    enc, Z = encoded(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_module, "_KDE_CELLS", rows_per_block * min(len(Z), max_kde_points))
+        patch.setattr(graph_module, "_EDGE_CHUNK", 3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # rescaled weights, or no edge at all
+            try:
+                graph = build_feasibility_graph(Z, epsilon, encoder=enc, max_kde_points=max_kde_points)
+            except ValueError:  # epsilon leaves every node without an edge
+                return
+    reference, node = unchunked_kde_graph(Z, epsilon, enc, max_kde_points)
+    assert_same_kde_graph(graph, reference, node)
 
 
 def test_kde_weights_make_dense_steps_cheaper():

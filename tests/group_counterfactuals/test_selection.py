@@ -359,3 +359,53 @@ def test_an_uncovered_factual_cannot_select_a_candidate():
     candidates = np.arange(2)
     with pytest.raises(IndexError):
         candidates[res.assignment]
+
+
+@pytest.mark.filterwarnings("ignore:no .* counterfactuals cover .* factuals at any cost")
+@pytest.mark.filterwarnings("ignore:only .* factuals reach any candidate")
+@settings(max_examples=60, deadline=None)
+@given(cost_matrices(max_rows=8, max_cols=6), st.integers(1, 6), SHARES)
+def test_the_count_never_refuses_a_feasible_instance_and_agrees_with_the_mip(C, k, c):
+    k = min(k, C.shape[1])
+    need = need_of(c, len(C))
+    optimum = paper.exact_min_max_cost(C, k, need)[0]
+    refused = groupcf._reach_bound(C, k) < need
+    if refused:  # the count says infeasible: so do the enumeration and the model the count now skips
+        assert optimum == INF
+        if np.count_nonzero(np.isfinite(C.min(axis=1))) >= need:  # (else settled by an earlier count, no model)
+            assert _exact._mip_min_max_cost(C, k, need, _mip.Deadline(30))[1] == "infeasible"
+    res = min_max_cost(C, k, c, method="mip", time_limit=30)
+    if math.isfinite(optimum):  # feasible: solved by the MIP as before
+        assert res.status == "optimal" and res.cost == optimum and res.coverage >= need
+    else:
+        assert res.status == "infeasible" and res.selected.size == 0 and res.cost == INF and res.coverage == 0
+
+
+def test_an_instance_infeasible_by_a_count_is_settled_before_the_greedy_and_the_model(monkeypatch):
+    # each candidate reaches 2 of 6 factuals: two candidates reach 4 at most, fewer than c = 5/6 of 6
+    C = np.full((6, 4), INF)
+    for j in range(3):
+        C[2 * j:2 * j + 2, j] = 1.0
+    C[0, 3] = 2.0
+
+    def not_run(*args, **kwargs):
+        raise AssertionError("not needed: the count settles it")
+
+    monkeypatch.setattr(groupcf, "_mip_min_max_cost", not_run)
+    monkeypatch.setattr(groupcf, "_greedy_min_max_cost", not_run)
+    with pytest.warns(UserWarning, match=r"no 2 counterfactuals cover 5 factuals at any cost \(the 2 candidates "
+                                         r"reaching the most factuals reach 4 together at most\); raise k or lower "
+                                         r"c \(status 'infeasible'\)"):
+        res = min_max_cost(C, 2, 5 / 6, method="mip")
+    assert res.status == "infeasible" and res.selected.size == 0 and res.cost == INF and res.coverage == 0
+    assert res.parameters["need"] == 5 and (res.assignment == NONE).all()
+    # overlapping candidates: the count (2 + 2 = 4 = need) does not refuse; the model finds it infeasible
+    monkeypatch.undo()
+    C = np.full((4, 4), INF)
+    for j, rows in enumerate([(0, 1), (1, 2), (2, 0), (3,)]):
+        C[list(rows), j] = 1.0
+    assert groupcf._reach_bound(C, 2) == 4
+    with pytest.warns(UserWarning, match=r"no 2 counterfactuals cover 4 factuals at any cost \(the MIP is "
+                                         r"infeasible\)"):
+        res = min_max_cost(C, 2, 1.0, method="mip")
+    assert res.status == "infeasible" and res.selected.size == 0 and res.cost == INF
