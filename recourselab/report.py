@@ -365,6 +365,9 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
                 "model": type(raw_model).__name__, "protected": protected, "group": plain(group),
                 "reference": plain(reference), "favourable": plain(favourable), "random_state": seed, "k": k,
                 "n_shuffles": n_shuffles, "st_shuffles": st_shuffles,
+                "recourse": (f"reused (computed beforehand, {recourse.seconds:.1f} s, threshold {recourse.threshold})"
+                             if recourse is not None else
+                             f"searched here (threshold {result.threshold}, options {recourse_options or 'defaults'})"),
                 "specs": json.loads(specs.to_json(orient="records", default_handler=str))}
     return AuditReport(json.loads(json.dumps(sections, default=_plain_json)), metadata)
 
@@ -430,7 +433,17 @@ def _page(report: AuditReport, figures: bool) -> str:
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
         parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
     parts.append("<h2>Lenses not run</h2><ul>" + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in
-                                                          report.not_run.items()) + "</ul></body></html>")
+                                                          report.not_run.items()) + "</ul>")
+    specs = m.get("specs") or []
+    if specs:  # the advice policy every number rests on
+        cols = [c for c in specs[0] if any(row.get(c) not in (None, "") for row in specs)]
+        head = "".join(f"<th>{e(str(c))}</th>" for c in cols)
+        body = "".join("<tr>" + "".join(f"<td>{e(_cell(row.get(c)) if row.get(c) is not None else '')}</td>"
+                                        for c in cols) + "</tr>" for row in specs)
+        parts.append(f"<h2>The specs (advice policy)</h2><div class='wide'><table><tr>{head}</tr>{body}</table></div>")
+    settings = {k: m[k] for k in ("k", "n_shuffles", "st_shuffles", "random_state", "recourse") if k in m}
+    parts.append("<h2>Settings</h2><p class='meta'>" + e(", ".join(f"{k} = {v}" for k, v in settings.items()))
+                 + "</p></body></html>")
     return "\n".join(parts)
 
 

@@ -92,6 +92,8 @@ def test_the_html_page_holds_every_section_and_a_drawn_figure(audited, tmp_path)
     images = re.findall(r"src='data:image/png;base64,([^']+)'", page)
     assert len(images) == 1 and base64.b64decode(images[0]).startswith(b"\x89PNG")
     assert "<script" not in page  # nothing to run, so nothing to fail in a browser's console
+    assert "The specs (advice policy)" in page and all(f"<td>{spec.name}</td>" in page for spec in SPECS)
+    assert "searched here (threshold 0.5" in page  # how the recourse was found
 
 
 def test_the_data_hash_changes_with_the_data(audited):
