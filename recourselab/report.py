@@ -390,7 +390,7 @@ def _plain_json(value):
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem;line-height:1.5}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
 td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:100%;height:auto}
-.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}"""
+.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}li,p{overflow-wrap:anywhere}"""
 
 
 def _figure(section) -> str:
