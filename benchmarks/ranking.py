@@ -13,8 +13,16 @@ Prints:
    combinations at once) against ``paper.modify`` (one step at a time), per modification;
 4. RAGUEL-Block with blocks of 100 on 10^5 .. 10^6 rows (target: 10^6 rows
    <= 60 s): time, growth exponent, unfair blocks and rho before/after.
+5. RAGUEL with a strict beta and relaxed modifications (``actionable=False``)
+   on the German Credit waiting lists of seeds 4 and 9 (issue 27): the worst
+   seconds over t in {1/2, 1/3, 1/5, 1/8} x beta in {0.1, 0.05, 0.02}, with the
+   window pruning of the modification search off (before) and on (after), same
+   result checked, target <= 2 s. ``--only strict`` runs this part alone and
+   merges it into the saved JSON; ``--before-cells N`` times the unpruned search
+   on the N slowest-looking cells only (each takes up to ~2 min).
 """
 
+import argparse
 import time
 
 import numpy as np
@@ -24,7 +32,7 @@ from recourselab.counterfactuals import _linear
 from recourselab.fair_ranking import paper, raguel, raguel_block, ranked_fair_representation, ranking_metrics
 from recourselab.fair_ranking._engine import Engine as _Engine
 
-from _timing import Results, best_time, growth_exponent, machine
+from _timing import Results, best_time, growth_exponent, machine, save_merged
 
 D = 10
 IMMUTABLE = [0, 1]
@@ -198,10 +206,87 @@ def bench_block():
           "ran out of under-represented records (rows move at most one block).\n")
 
 
+def _german_waiting_list(data, seed):
+    """The refused rows of one German Credit split, their marital group and the group with the higher mean cost."""
+    from recourselab.counterfactuals import linear_recourse
+    from recourselab.models import train_model
+
+    trained = train_model(data, random_state=seed)
+    encoder = trained.encoder
+    Z = encoder.transform(data.frame)
+    a, b = trained.model.coef_[0], float(trained.model.intercept_[0])
+    refused = ~trained.decide(Z)
+    Z_wait = pd.DataFrame(Z[refused], columns=encoder.feature_names_out_)
+    groups = np.where(data.frame["marital_status"].to_numpy()[refused] == "single", "single", "not single")
+    cost = linear_recourse(Z_wait, a, b, encoder=encoder, actionable=False).cost
+    protected = pd.Series(cost).groupby(groups).mean().idxmax()
+    return Z_wait, groups, dict(coef=a, intercept=b, encoder=encoder, protected_group=protected)
+
+
+def bench_strict(before_cells=None):
+    import recourselab as rl
+
+    data = rl.load_german_credit()
+    rows = []
+    for seed in (4, 9):
+        Z_wait, groups, kw = _german_waiting_list(data, seed)
+        for t in (1 / 2, 1 / 3, 1 / 5, 1 / 8):
+            for beta in (0.1, 0.05, 0.02):
+                start = time.perf_counter()
+                res = raguel(Z_wait, groups, tolerance=t, beta=beta, actionable=False, **kw)
+                rows.append({"seed": seed, "t": t, "beta": beta, "after s": time.perf_counter() - start,
+                             "before s": np.nan, "exit_at": res.exit_at, "modified": res.n_changed,
+                             "_args": (Z_wait, groups, kw), "_res": res})
+    # the unpruned search: on every cell, or on the cells whose pruned search took longest
+    order = sorted(range(len(rows)), key=lambda i: -rows[i]["after s"])
+    for i in order[:before_cells] if before_cells else order:
+        r = rows[i]
+        Z_wait, groups, kw = r["_args"]
+        _Engine.prune = False
+        try:
+            start = time.perf_counter()
+            res = raguel(Z_wait, groups, tolerance=r["t"], beta=r["beta"], actionable=False, **kw)
+            r["before s"] = time.perf_counter() - start
+        finally:
+            _Engine.prune = True
+        same = (np.array_equal(res.order, r["_res"].order) and np.array_equal(res.X_new, r["_res"].X_new)
+                and np.array_equal(res.cost_new, r["_res"].cost_new) and res.exit_at == r["_res"].exit_at)
+        assert same, f"pruning changed the result at seed {r['seed']}, t = {r['t']:.3g}, beta = {r['beta']}"
+    table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
+    title = ("RAGUEL, strict beta, actionable=False, German Credit waiting lists (seeds 4, 9): seconds with the "
+             "window pruning off (before) and on (after)")
+    timed = table["before s"].notna()
+    note = "one run per cell; same result checked on every timed 'before' cell"
+    if not timed.all():
+        note += f"; 'before' timed on the {int(timed.sum())} cells slowest after pruning"
+    results.table("RAGUEL strict beta (German)", title, table, note=note)
+    worst_before, worst_after = float(table["before s"].max()), float(table["after s"].max())
+    results.value("seconds: RAGUEL strict beta, worst before", worst_before)
+    results.value("seconds: RAGUEL strict beta, worst after", worst_after)
+    results.value("speed-up: RAGUEL strict beta, worst before / worst after", worst_before / worst_after)
+    met = results.target("RAGUEL strict beta, worst call (German)", worst_after, "<=", 2.0, unit="s",
+                         note="issue 27: no call on the book's data over ~2 s")
+    print(title)
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    print(f"worst: before {worst_before:.1f} s, after {worst_after:.2f} s, ratio {worst_before / worst_after:.0f}x "
+          f"(target <= 2 s: {'met' if met else 'MISSED'})\n")
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["strict"],
+                        help="run only part 5 (strict beta on German Credit) and merge it into the saved JSON")
+    parser.add_argument("--before-cells", type=int, default=None,
+                        help="time the unpruned search on this many cells only (default: all 24)")
+    args = parser.parse_args()
     print(f"machine: {machine()}\n")
-    bench_raguel()
-    bench_literal()
-    bench_steps(np.random.default_rng(0))
-    bench_block()
-    results.save()
+    if args.only == "strict":
+        bench_strict(args.before_cells)
+        save_merged(results)
+    else:
+        bench_raguel()
+        bench_literal()
+        bench_steps(np.random.default_rng(0))
+        bench_block()
+        bench_strict(args.before_cells)
+        results.save()

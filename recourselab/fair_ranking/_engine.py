@@ -15,6 +15,7 @@ import numpy as np
 from ..counterfactuals import _linear
 
 _COMBO_CACHE = 1 << 14  # attribute combinations kept in memory per problem
+_PRUNE_CACHE_M = 20  # the pruned search keeps all combinations of up to this many attributes
 
 
 class Engine:
@@ -47,6 +48,7 @@ class Engine:
     """
 
     _TOL = 1e-9  # relative leniency of the vectorised search; exact evaluation decides
+    prune = True  # leave out combinations that overshoot a cost window (tests turn it off to compare)
 
     def __init__(self, problem, steps, max_steps, advice_room=None):
         self.problem = problem
@@ -338,9 +340,24 @@ class Engine:
         top = min(T, c_hi)
         hi_ok = top + self._TOL * (1.0 + abs(top))
         lo_ok = c_lo - self._TOL * (1.0 + abs(c_lo)) if np.isfinite(c_lo) else -np.inf
-        for K in self._chunks():
+        chunks, lattice = self._chunks(), None
+        if self.prune and np.isfinite(c_lo):
+            keep = self._not_overshooting(row, caps, c_lo, ok)
+            if not (caps[keep] >= 1).any():  # every combination that moves at all overshoots the window
+                return None
+            if self.m <= _PRUNE_CACHE_M:
+                chunks = self._chunk_list()
+                if keep.size < self.m:  # the combinations of the kept attributes, in the same order
+                    dropped = np.setdiff1d(np.arange(self.m), keep)
+                    chunks = (K[~K[:, dropped].any(axis=1)] for K in chunks)
+            elif keep.size < self.m:
+                chunks = self._sub_chunks(keep)
+            lattice = self._lattice_band(top, c_lo, ok)
+        for K in chunks:
             nmax = np.where(K, caps[None, :], 0.0).max(axis=1)
             live = nmax >= 1
+            if lattice is not None:
+                live &= self._lands_in_band(row, K, nmax, caps, *lattice)
             if not live.any():
                 continue
             Kl, nmax = K[live], nmax[live]
@@ -360,6 +377,119 @@ class Engine:
                 if found is not None:
                     return found
         return None
+
+    def _not_overshooting(self, row, caps, c_lo, ok) -> np.ndarray:
+        """Attributes (F positions) whose single step does not already overshoot the cost window from below.
+
+        *Why the others can be left out.* One step of attribute ``j`` alone
+        brings the row to cost ``c_j``. Any combination containing ``j``, after
+        any ``n >= 1`` iterations, moves ``j`` at least that step and other
+        attributes in directions that never raise the cost (see the class
+        docstring), so its cost is at most ``c_j``. When ``c_j < c_lo`` and the
+        condition rejects ``c_j`` (with a margin for rounding), it rejects every
+        lower cost too: ``accept`` describes rho >= q, and below the window rho
+        only falls as the cost falls. So no combination containing ``j``
+        qualifies, at any n: the search drops them all and keeps the paper's
+        order among the rest. Attributes that cannot move (cap 0) are kept.
+        """
+        keep = []
+        for j in range(self.m):
+            if caps[j] >= 1:
+                c = self.evaluate(row, np.array([j]), 1, caps)[1]
+                c_up = c + self._TOL * (1.0 + abs(c))  # at least the cost of any combination containing j
+                if c_up < c_lo and not ok(c_up):
+                    continue
+            keep.append(j)
+        return np.asarray(keep, dtype=int)
+
+    def _lattice_band(self, top, c_lo, ok):
+        """Margins ``[A, B)`` outside which a modified row cannot qualify, or None when the bound does not apply.
+
+        Every cost is at least ``-s / sqrt(R)`` (``s`` the margin, ``R`` the
+        projection rate of all usable features: the box only adds cost), and
+        a row with ``s >= 0`` costs 0. So with ``h`` just above the window's top,
+        a margin below ``A`` costs more than ``h`` and one at or above ``B``
+        costs 0; when the condition rejects both 0 and ``h`` (and, being
+        rho >= q, every cost above ``h``: below ``T`` rho only falls as the cost
+        rises past the window), only margins in ``[A, B)`` can qualify.
+        """
+        h = top * (1 + 1e-7) + 1e-12
+        if not c_lo > 0 or ok(0.0) or ok(h):
+            return None
+        return -h * (1 + 1e-9) * math.sqrt(self._rate_all), 0.0
+
+    def _lands_in_band(self, row, K, nmax, caps, A, B):
+        """Combinations of ``K`` whose margin, at the first iteration that reaches ``A``, is below ``B``.
+
+        The margin grows with the iterations, so a combination that never
+        reaches ``A`` never qualifies (cost above the window at every n), and
+        one whose first margin at or above ``A`` is already ``>= B`` jumps from
+        above the window to cost 0 (and stays there). Smallest n from the
+        linear bound, else by bisection, vectorised over the combinations.
+        """
+        s0 = float(self.margin0[row])
+        # the exact margin of a modified row is summed another way: allow for its rounding
+        tol = 1e-9 * (1.0 + abs(s0) + float(np.abs(self.coef) @ np.abs(self.A[row])) + float(caps @ self.rate))
+        A, B = A - tol, B + tol
+        # the usual case first: one iteration already takes the margin to B or beyond (from above the window to 0)
+        out = np.zeros(len(K), dtype=bool)
+        todo = np.flatnonzero(s0 + K @ (self.rate * (caps >= 1)) < B)
+        if todo.size:
+            out[todo] = self._band_search(K[todo], nmax[todo], caps, s0, A, B)
+        return out
+
+    def _band_search(self, K, nmax, caps, s0, A, B):
+        """:meth:`_lands_in_band` for combinations whose first iteration leaves the margin below B."""
+        capK = np.where(K, caps[None, :], 0.0)
+
+        def margin(n, idx):
+            return s0 + np.minimum(n[:, None], capK[idx]) @ self.rate
+
+        every = np.arange(len(K))
+        hi = np.maximum(nmax, 1.0)
+        reach = margin(hi, every) >= A
+        # the margin grows at most by the combination's full gain per iteration: n1 below is a lower bound on the
+        # answer, and the answer itself when the margin at n1 reaches A (the usual case: no attribute capped yet)
+        gain = K @ self.rate
+        with np.errstate(divide="ignore", invalid="ignore"):
+            n1 = np.clip(np.ceil((A - s0) / gain), 1.0, hi)
+        n1 = np.where(np.isfinite(n1), n1, 1.0)
+        s_n1 = margin(n1, every)
+        at_n1 = (s_n1 >= A) & (margin(n1 - 1, every) < A)  # checked: the division rounds
+        hi = np.where(reach & at_n1, n1, hi)
+        lo = np.where(at_n1, n1 - 1, np.where(s_n1 < A, n1, 0.0))  # s(lo) < A (or lo = 0); s(hi) >= A where reach
+        s_hi = np.where(at_n1, s_n1, np.nan)
+        open_ = np.flatnonzero(reach & ~at_n1 & (hi - lo > 1))
+        while open_.size:
+            mid = np.floor((lo[open_] + hi[open_]) / 2)
+            up = margin(mid, open_) >= A
+            hi[open_] = np.where(up, mid, hi[open_])
+            lo[open_] = np.where(up, lo[open_], mid)
+            open_ = open_[hi[open_] - lo[open_] > 1]
+        rest = np.flatnonzero(reach & ~at_n1)
+        s_hi[rest] = margin(hi[rest], rest)
+        return reach & (s_hi < B)
+
+    def _chunk_list(self):
+        """All combination chunks, kept after the first call (the pruned search visits them for many rows)."""
+        if self._cached is not None:
+            return self._cached
+        if getattr(self, "_all_chunks", None) is None:
+            self._all_chunks = list(self._chunks())
+        return self._all_chunks
+
+    def _sub_chunks(self, keep):
+        """Combinations of the attributes ``keep`` only, in the paper's order (a subsequence of :meth:`_chunks`)."""
+        m, keep = self.m, [int(j) for j in keep]
+        it = itertools.chain.from_iterable(itertools.combinations(keep, size) for size in range(1, len(keep) + 1))
+        while True:
+            block = list(itertools.islice(it, 4096))
+            if not block:
+                return
+            K = np.zeros((len(block), m), dtype=bool)
+            for i, c in enumerate(block):
+                K[i, list(c)] = True
+            yield K
 
     def _try(self, row, Kl, nmax, first, sure, c_sure, hopeless, caps, hi_ok, lo_ok, ok):
         """Search and exactly check combinations ``Kl`` of one row, in order; the first that qualifies, or None."""

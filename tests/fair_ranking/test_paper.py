@@ -185,3 +185,39 @@ def test_the_literal_module_stands_alone():
 
     imports = [line for line in inspect.getsource(paper).splitlines() if line.startswith(("import ", "from "))]
     assert imports == ["import itertools", "import math"]
+
+
+@settings(max_examples=60)
+@given(st.one_of(instances(max_rows=6, finite=True), instances(max_rows=6, tight=True)),
+       st.sampled_from([0.0, 0.01, 0.1, 0.5]), st.sampled_from([1e-6, 0.01, 0.2]), st.booleans())
+def test_pruned_window_search_equals_stepping_and_the_unpruned_search(inst, low, width, strict):
+    # a narrow cost window [lo, hi] (as beta's rho condition makes it): combinations whose one step, or whose
+    # margin path, jumps over the window are left out; the answer must not change
+    problem = _linear.parse_problem(inst["X"], inst["coef"], inst["intercept"], inst["weights"],
+                                    immutable=inst["immutable"], bounds=inst["bounds"])
+    engine = Engine(problem, inst["steps"], 40)
+    model = model_of(inst, max_steps=40)
+    for row in range(len(inst["X"])):
+        c0 = float(engine.cost0[row])
+        if not np.isfinite(c0) or c0 == 0:
+            continue
+        T, lo = 0.9 * c0, low * c0
+        hi = lo + width * c0
+
+        def ok(c, T=T, lo=lo, hi=hi):
+            return (c < T if strict else c <= T) and lo <= c <= hi
+
+        def accept(c, lo=lo, hi=hi):
+            return lo <= c <= hi
+
+        fast = engine.find(row, T, strict=strict, c_lo=lo, c_hi=hi, accept=accept)
+        engine.prune = False
+        try:
+            plain = engine.find(row, T, strict=strict, c_lo=lo, c_hi=hi, accept=accept)
+        finally:
+            engine.prune = True
+        slow = paper.modify(inst["X"][row].tolist(), ok, **model)
+        assert (fast is None) == (plain is None) == (slow is None)
+        if slow is not None:
+            assert fast[0].tolist() == plain[0].tolist() == slow[0] and fast[1] == plain[1] == slow[1]
+            assert fast[2].tolist() == plain[2].tolist() and fast[3].tolist() == plain[3].tolist()
