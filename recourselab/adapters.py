@@ -454,6 +454,15 @@ def _check_fill_value(value, name: str):
     return value
 
 
+def _continuous_probes(encoder: Encoder, name: str) -> np.ndarray:
+    """A continuous feature's ends and middle in raw units."""
+    lo, hi = encoder.ranges_[name]
+    raw = np.array([lo, (lo + hi) / 2, hi])
+    if pd.api.types.is_integer_dtype(encoder.dtypes_[name]):
+        raw = np.round(raw)
+    return np.unique(raw)
+
+
 def _probe_rows(encoder: Encoder, Z: np.ndarray, rng: np.random.Generator, n_base: int):
     """Valid encoded rows that move every feature through its values, one feature at a time.
 
@@ -468,10 +477,7 @@ def _probe_rows(encoder: Encoder, Z: np.ndarray, rng: np.random.Generator, n_bas
         sl = encoder.slices_[s.name]
         if s.kind == "continuous":
             lo, hi = encoder.ranges_[s.name]
-            raw = np.array([lo, (lo + hi) / 2, hi])
-            if pd.api.types.is_integer_dtype(encoder.dtypes_[s.name]):
-                raw = np.round(raw)
-            values = [np.array([(v - lo) / ((hi - lo) or 1.0)]) for v in np.unique(raw)]
+            values = [np.array([(v - lo) / ((hi - lo) or 1.0)]) for v in _continuous_probes(encoder, s.name)]
         elif s.kind == "categorical":
             values = list(np.eye(sl.stop - sl.start))
         else:
@@ -500,11 +506,7 @@ def _nonlinearity(scores: np.ndarray, n_base: int, encoder: Encoder, name: str) 
     else:
         effect = np.repeat(np.arange(n_values, dtype=float), n_base)[:, None]  # levels (or ends and middle)
         if encoder.spec(name).kind == "continuous":
-            lo, hi = encoder.ranges_[name]
-            raw = np.array([lo, (lo + hi) / 2, hi])
-            if pd.api.types.is_integer_dtype(encoder.dtypes_[name]):
-                raw = np.round(raw)
-            effect = np.repeat(np.unique(raw), n_base)[:, None]
+            effect = np.repeat(_continuous_probes(encoder, name), n_base)[:, None]
     design = np.column_stack([base, effect])
     fit = design @ np.linalg.lstsq(design, scores, rcond=None)[0]
     return float(np.abs(fit - scores).max())
