@@ -8,16 +8,16 @@ reference that gives its number meaning:
    and the share of refused members of the audited group that the model approves when only that
    attribute is switched to the reference group's value (and the same the other way round).
 1. **Who has recourse, at what cost?** :func:`~recourselab.counterfactuals.recourse_for_refused` on
-   everyone refused in the two groups: the share with an actionable move that flips the model and
-   the median cost of those moves, with the group sizes and a permutation test of the cost gap
-   (group labels shuffled among the refused).
+   everyone refused in the two groups: the share for whom an actionable move that flips the model was
+   found, and the mean and median cost of those moves, with the group sizes and a two-sided
+   permutation test of the mean cost gap (group labels shuffled among those with a move).
 2. **Situation testing** (:func:`~recourselab.situation_testing.situation_testing`, without
    counterfactuals): the share of refused members of the audited group whose ``k`` nearest members
    of the reference group were approved more often, beside the same share with the group labels
    shuffled (what the test flags by chance on this data).
-3. **The recourse fairness ratio** ρ of the refused, ranked by recourse cost
+3. **The recourse fairness ratio** ρ of the refused with a move found
    (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups), beside its
-   shuffled-label distribution.
+   shuffled-label distribution: the ratio of the same costs' means as lens 1, not a separate test.
 
 Lenses that need more than a classifier say so in the report and are not run: explanation
 consistency needs a differentiable model (``recourselab.explanation_consistency``), counterfactual
@@ -183,29 +183,36 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng):
         cost = s.loc[mine & found, "cost"]
         rows.append({"group": plain(g), "refused": int(mine.sum()), "with recourse": int((mine & found).sum()),
                      "share": float((mine & found).sum() / mine.sum()) if mine.sum() else float("nan"),
+                     "mean cost": float(cost.mean()) if len(cost) else float("nan"),
                      "median cost": float(cost.median()) if len(cost) else float("nan")})
     cost, labels = s.loc[found, "cost"].to_numpy(), groups_refused[found]
 
+    # The mean, not the median, is tested: costs are lumpy (many moves cost exactly one category change),
+    # so a median gap sits on a lump and its shuffled distribution is mostly a spike at 0.
     def gap(c, lab):
         a, b = c[lab == group], c[lab == reference]
-        return float(np.median(a) - np.median(b)) if len(a) and len(b) else float("nan")
+        return float(np.mean(a) - np.mean(b)) if len(a) and len(b) else float("nan")
 
     observed = gap(cost, labels)
     null = _shuffled(cost, labels, n_shuffles, rng, gap) if np.isfinite(observed) else np.array([])
     p = float((np.sum(np.abs(null) >= abs(observed) - 1e-12) + 1) / (len(null) + 1)) if len(null) else float("nan")
     g, r = rows
-    reading = (f"{g['with recourse']} of {g['refused']} refused {g['group']!r} ({g['share']:.0%}) have an actionable "
-               f"move that flips the model, against {r['with recourse']} of {r['refused']} {r['group']!r} "
-               f"({r['share']:.0%}); median cost {g['median cost']:.3f} against {r['median cost']:.3f} (gap "
+    reading = (f"A move that flips the model was found for {g['with recourse']} of {g['refused']} refused "
+               f"{g['group']!r} ({g['share']:.0%}), against {r['with recourse']} of {r['refused']} {r['group']!r} "
+               f"({r['share']:.0%}). Mean cost {g['mean cost']:.3f} against {r['mean cost']:.3f} (gap "
                f"{observed:+.3f}; with the group labels shuffled among those with a move, a gap this large or "
-               f"larger in {int(round(p * (len(null) + 1))) - 1} of {len(null)} shuffles, p = {p:.3f}).")
+               f"larger either way in {int(round(p * (len(null) + 1))) - 1} of {len(null)} shuffles, two-sided "
+               f"p = {p:.3f}); median cost {g['median cost']:.3f} against {r['median cost']:.3f}.")
     return {"lens": "1. recourse for the refused",
             "question": "Can the refused change what they may change and be approved, and at what cost, by group?",
-            "numbers": {"median_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
+            "numbers": {"mean_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
+                        "median_cost_gap": (g["median cost"] - r["median cost"]),
                         "found_share": float(found.mean()) if len(found) else float("nan")},
             "reading": reading,
             "limits": ("The moves come from observed people and a bounded search, so a cost is an upper bound and "
-                       "'no move' means none found, not none possible. Costs follow the specs' weights."),
+                       "'not found' means none found, not none possible. Costs follow the specs' weights. The gap "
+                       "tested is of the means; the medians are shown as a description (lumpy costs make a median "
+                       "gap a poor test)."),
             "table": rows}
 
 
@@ -249,11 +256,13 @@ def _rho_lens(result, groups_refused, group, reference, n_shuffles, rng):
     reading = (f"ρ = {rho:.3f} (1: equal mean costs); with the group labels shuffled, a ρ this low or lower in "
                f"{int(round(low * (len(null) + 1))) - 1} of {len(null)} shuffles (p = {low:.3f}).")
     return {"lens": "3. the recourse fairness ratio",
-            "question": "On a list of the refused ranked by recourse cost, do the two groups carry equal mean costs?",
+            "question": ("Do the two groups carry equal mean recourse costs (the fair-ranking lesson's ρ, taken here "
+                         "on the whole list of the refused with a move found)?"),
             "numbers": {"rho": rho, "p_low": low, "n_shuffles": len(null)},
             "reading": reading,
-            "limits": ("ρ has no direction (a fall can mean either group got cheaper) and counts only those with a "
-                       "move found."),
+            "limits": ("ρ is the ratio of the same costs' means as lens 1's gap, so it is not a separate test. It "
+                       "has no direction (a fall can mean either group got cheaper) and counts only those with a "
+                       "move found; the lesson's ρ is on exact costs with prefixes and β, neither used here."),
             "table": []}
 
 
@@ -341,7 +350,8 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
         if (refused & who).sum() < SMALL_GROUP:
             warnings.warn(f"only {(refused & who).sum()} refused people have {protected} = {plain(name)!r}; shares "
                           f"and medians of fewer than {SMALL_GROUP} are too noisy to read alone.", stacklevel=2)
-    rng = np.random.default_rng(seed)
+    # one stream per lens, so that one lens's number of shuffles leaves the others' draws as they are
+    rng_cost, rng_st, rng_rho = (np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(3))
     sections = [_flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable)]
     rows = X.index[refused & (is_g | is_r)]
     if recourse is None:
@@ -350,12 +360,12 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     else:
         result = _reuse(recourse, rows, raw_model, X, column, recourse_options)
     groups_refused = X.loc[rows, protected].to_numpy()
-    sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng))
+    sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng_cost))
     Z = encoder.transform(X)
     if protected in encoder.feature_names:
         Z = np.delete(Z, np.arange(encoder.n_columns)[encoder.slices_[protected]], axis=1)
-    sections.append(_st_lens(Z, is_g, is_r, decisions, refused, k, st_shuffles, rng, n_jobs))
-    sections.append(_rho_lens(result, groups_refused, group, reference, n_shuffles, rng))
+    sections.append(_st_lens(Z, is_g, is_r, decisions, refused, k, st_shuffles, rng_st, n_jobs))
+    sections.append(_rho_lens(result, groups_refused, group, reference, n_shuffles, rng_rho))
     from . import __version__
 
     data_hash = _data_hash(X)
@@ -394,16 +404,16 @@ td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:1
 
 
 def _figure(section) -> str:
-    """A PNG (base64) for the sections with a picture: recourse shares and median costs by group."""
+    """A PNG (base64) for the sections with a picture: shares with a move found and mean costs by group."""
     if not section["table"]:
         return ""
     plt = require("matplotlib.pyplot", "book", "the audit report's figures")
     table = pd.DataFrame(section["table"])
     fig, axes = plt.subplots(1, 2, figsize=(6.4, 2.6))
     axes[0].bar(table["group"].astype(str), table["share"], color=["#0072B2", "#BBBBBB"])
-    axes[0].set(ylim=(0, 1), ylabel="share with recourse", title="who has recourse")
-    axes[1].bar(table["group"].astype(str), table["median cost"], color=["#0072B2", "#BBBBBB"])
-    axes[1].set(ylabel="median cost", title="what it costs")
+    axes[0].set(ylim=(0, 1), ylabel="share with a move found", title="who has recourse")
+    axes[1].bar(table["group"].astype(str), table["mean cost"], color=["#0072B2", "#BBBBBB"])
+    axes[1].set(ylabel="mean cost (those with a move)", title="what it costs")
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
@@ -429,7 +439,7 @@ def _page(report: AuditReport, figures: bool) -> str:
                            for row in s["table"])
             parts.append(f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>")
         if figures and s["table"]:
-            alt = f"{s['lens']}: share with recourse and median cost by group"
+            alt = f"{s['lens']}: share with a move found and mean cost by group"
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
         parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
     parts.append("<h2>Lenses not run</h2><ul>" + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in

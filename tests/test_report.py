@@ -69,6 +69,10 @@ def test_every_lens_that_applies_runs_with_its_reference(audited):
     assert {"group counterfactuals (FACEGroup)", "recourse-aware re-ranking (RAGUEL)"} <= set(report.not_run)
     assert 0 <= recourse["numbers"]["p_shuffled"] <= 1 and recourse["numbers"]["n_shuffles"] == 50
     assert {row["group"] for row in recourse["table"]} == {"F", "M"}
+    # lens 1 tests the gap of the means (medians are lumpy); lens 3's ρ is the ratio of the same two means
+    means = {row["group"]: row["mean cost"] for row in recourse["table"]}
+    assert np.isclose(recourse["numbers"]["mean_cost_gap"], means["F"] - means["M"])
+    assert np.isclose(rho["numbers"]["rho"], min(means.values()) / max(means.values()))
     assert st["numbers"]["shuffled_min"] <= st["numbers"]["shuffled_mean"] <= st["numbers"]["shuffled_max"]
     assert 0 < rho["numbers"]["rho"] <= 1 and set(report.not_run) >= {"explanation consistency"}
     meta = report.metadata
@@ -144,3 +148,12 @@ def test_a_recourse_result_computed_beforehand_is_reused_and_checked(audited):
     other = dataclasses.replace(result, summary=result.summary.assign(proba=result.summary["proba"] * 0.9))
     with pytest.raises(ValueError, match="does not match this model"):  # e.g. computed with another model
         audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, recourse=other)
+
+
+def test_each_lens_draws_its_own_shuffles(audited):
+    """More shuffles for the cost gap leave situation testing's chance level as it was."""
+    X, pipe, enc, report = audited
+    more = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=80, st_shuffles=3,
+                       progress=False, n_samples=200)
+    assert more.sections[2]["numbers"] == report.sections[2]["numbers"]
+    assert more.sections[1]["numbers"]["n_shuffles"] == 80 != report.sections[1]["numbers"]["n_shuffles"]
