@@ -1,6 +1,8 @@
 """The teaching page's session plans, checked against the lessons they plan (issue 25).
 
-Each chapter's section of ``book/teaching.md`` has a **50 minutes.** and a **90 minutes.** plan: a list
+Each chapter's section of ``book/teaching.md`` has a **50 minutes.** and a **90 minutes.** plan, and a
+lesson with exercises a third, **90 minutes, discussing.**, for a class that discusses each result
+and works one exercise in pairs: a list
 of items ``- N min: ...`` that name the lesson's sections by their labels (``{ref}`rank-toy```) and its
 exercises by theirs, optionally followed by a line ``Set as reading: ...`` naming sections left out of
 class. A plan is sound when
@@ -14,7 +16,9 @@ class. A plan is sound when
   table, figure or printout, a ``paper.py`` listing, a Markdown table, a block of displayed maths);
   plus ``MINUTES_PER_EXERCISE`` of working time for each exercise the item names;
   a section named inside a larger named one is counted once, by the item that names it;
-* it names only labels of its own lesson.
+* it names only labels of its own lesson;
+* the discussing plan gives every item ``DISCUSSION_FACTOR`` times that floor and names at least one
+  exercise (the one worked in pairs).
 
 Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
 words they cover, and the problems found; ``tests/test_publishing.py`` requires that there be none.
@@ -36,7 +40,10 @@ MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figu
 READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
 DISCUSSION_FACTOR = 2  # a class that discusses each result (statistics, work in pairs) takes up to this many floors
-SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90}
+DISCUSSING = "90, discussing"  # the key of the discussion-pace plan: 90 minutes, every floor doubled
+SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90, "**90 minutes, discussing.**": DISCUSSING}
+LENGTH = {50: 50, 90: 90, DISCUSSING: 90}
+PACE = {50: 1, 90: 1, DISCUSSING: DISCUSSION_FACTOR}
 LABEL = re.compile(r"^\(([\w-]+)\)=$")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`")
 ITEM = re.compile(r"^- (\d+) min\b")
@@ -133,8 +140,8 @@ class Plan:
     reading: list[str]  # labels set as reading
 
 
-def plans(block: str) -> dict[int, Plan]:
-    """The 50- and 90-minute plans of one chapter's section of the teaching page."""
+def plans(block: str) -> dict[int | str, Plan]:
+    """The plans (50, 90 and 90 minutes discussing) of one chapter's section of the teaching page."""
     found = {}
     for marker, session in SESSIONS.items():
         if marker not in block:
@@ -208,12 +215,17 @@ def problems(chapter: str, block: str) -> list[str]:
     plan_by_session = plans(block)
     for session in SESSIONS.values():
         plan = plan_by_session.get(session)
+        if session == DISCUSSING and not exercises:
+            continue  # a lesson without exercises has nothing to work in pairs
         if plan is None or not plan.items:
             found.append(f"{chapter}: no {session}-minute plan of '- N min: ...' items")
             continue
         total = sum(m for m, _, _ in plan.items)
-        if total != session:
+        if total != LENGTH[session]:
             found.append(f"{chapter}, {session} min: the items add up to {total} min")
+        named_exercises = {label for _, labels, _ in plan.items for label in labels} & exercises
+        if session == DISCUSSING and not named_exercises:
+            found.append(f"{chapter}, {session} min: no exercise is worked in class")
         named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
         for label in sorted(named - set(tree) - exercises):
             found.append(f"{chapter}, {session} min: {label!r} is neither a section nor an exercise of {chapter}")
@@ -224,10 +236,10 @@ def problems(chapter: str, block: str) -> list[str]:
         cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
         for (minutes, labels, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
             n_ex = sum(label in exercises for label in labels)
-            if minutes < floor_minutes(words, n_cells, n_ex):
+            least = PACE[session] * floor_minutes(words, n_cells, n_ex)
+            if minutes < least:
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose, {n_cells} "
-                             f"outputs and {n_ex} exercises (at least {floor_minutes(words, n_cells, n_ex)} min): "
-                             f"{text[:70]}...")
+                             f"outputs and {n_ex} exercises (at least {least} min): {text[:70]}...")
     if 50 in plan_by_session and plan_by_session[50].items:
         slow = discussion_minutes(plan_by_session[50], tree, exercise_words(chapter), exercises)
         spare = 90 - DISCUSSION_FACTOR * (MINUTES_PER_EXERCISE + 1)  # one short exercise at that pace still fits
@@ -266,7 +278,7 @@ def main() -> int:
             for (minutes, labels, _), words, n in zip(plan.items, covered, cells, strict=True):
                 n_ex = sum(label in exercises for label in labels)
                 print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs {n_ex} ex "
-                      f"(floor {floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
+                      f"(floor {PACE[session] * floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
             if plan.reading:
                 named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
                 words = sum(_subtree(tree, label, "own_words", named) for label in plan.reading if label in tree)
