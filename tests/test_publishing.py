@@ -188,19 +188,18 @@ def test_session_plans_fit_the_session_and_the_lesson():
     assert not found, "\n".join(found) + "\n(see tools/session_plans.py)"
 
 
-def test_the_discussion_pace_plan_fits_and_the_page_states_its_range():
-    """The teaching page offers each 50-minute plan, at twice its floor, for a 90-minute class; its typed
-    range of minutes is the one measured, and a plan too long for that pace is caught."""
-    times = []
+def test_the_discussion_pace_plans_double_the_floor_and_work_an_exercise():
+    """Each lesson with exercises has a '90 minutes, discussing' plan whose items are at least twice their
+    floor and which works an exercise in class; a plan at the lecture pace, or without one, is caught."""
     for chapter, block in _teaching_sections().items():
-        plan = session_plans.plans(block)[50]
-        labels = session_plans.exercise_labels(chapter)
-        times.append(session_plans.discussion_minutes(plan, session_plans.sections(chapter),
-                                                      session_plans.exercise_words(chapter), labels))
-    text = " ".join((ROOT / "book" / "teaching.md").read_text().split())
-    assert f"take {min(times)} to {max(times)} minutes depending on the lesson" in text
-    spare = 90 - max(times)
-    assert f"leaves at least {spare} minutes for one exercise" in text
+        if session_plans.exercise_labels(chapter):
+            assert session_plans.DISCUSSING in session_plans.plans(block), chapter
+    lecture_pace = ("**90 minutes, discussing.**\n- 3 min: the question.\n- 8 min: {ref}`rank-toy`.\n"
+                    "- 12 min: {ref}`rank-beta` in pairs.\n- 67 min: questions.\n")
+    found = "\n".join(session_plans.problems("fair_ranking", lecture_pace))
+    assert "90, discussing min: 8 min for" in found and "(at least 16 min)" in found
+    no_exercise = "**90 minutes, discussing.**\n- 20 min: {ref}`rank-toy`.\n- 70 min: questions.\n"
+    assert "no exercise is worked in class" in "\n".join(session_plans.problems("fair_ranking", no_exercise))
     long = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german` and "
             "{ref}`rank-explore`.\n\n**90 minutes.**\n")
     found = "\n".join(session_plans.problems("fair_ranking", long))
@@ -481,23 +480,3 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
         assert gone not in notebook, gone
 
 
-def test_teaching_robust_misconception_matches_the_stored_repetitions():
-    """The teaching page types its numbers (it has no kernel); the robust-advice misconception's p-values and its
-    direction are recomputed here from the report's stored matched-level repetitions."""
-    import numpy as np
-    import pandas as pd
-    from scipy import stats
-
-    def p_value(d):
-        t = d.mean() / (d.std() / np.sqrt(len(d)))
-        return 2 * stats.t.sf(abs(t), len(d) - 1)
-
-    runs = pd.read_csv(ROOT / "book" / "data" / "allocation" / "calibrated.csv")
-    text = " ".join((ROOT / "book" / "teaching.md").read_text(encoding="utf8").split())
-    p = {}
-    for rule, g in runs.groupby("rule"):
-        cost = g.pivot_table(index="repeat", columns="method", values="cost")
-        saving = (cost["0.9-robust"] - cost["0.7-noisy"]).sort_values()  # most favourable (most negative) first
-        p[rule] = p_value(saving)
-        assert saving.mean() < 0 and 0.04 <= p[rule] <= 0.06  # "at the threshold" by the reports' rule
-    assert f"p = {p['capped']:.3f}; {p['paper']:.3f} uncapped" in text
