@@ -194,10 +194,15 @@ def test_the_discussion_pace_plans_double_the_floor_and_work_an_exercise():
     for chapter, block in _teaching_sections().items():
         if session_plans.exercise_labels(chapter):
             assert session_plans.DISCUSSING in session_plans.plans(block), chapter
-    lecture_pace = ("**90 minutes, discussing.**\n- 3 min: the question.\n- 8 min: {ref}`rank-toy`.\n"
-                    "- 12 min: {ref}`rank-beta` in pairs.\n- 67 min: questions.\n")
+    tree, words = session_plans.sections("fair_ranking"), session_plans.exercise_words("fair_ranking")
+    probe = session_plans.plans("**90 minutes, discussing.**\n- 90 min: {ref}`rank-toy`.\n")[session_plans.DISCUSSING]
+    floor = session_plans.floor_minutes(session_plans.covered_words(probe, tree, words)[0],
+                                        session_plans.covered_words(probe, tree, words, attr="own_cells")[0])
+    assert floor > 0
+    lecture_pace = (f"**90 minutes, discussing.**\n- {floor} min: {{ref}}`rank-toy`.\n"
+                    f"- 12 min: {{ref}}`rank-beta` in pairs.\n- {78 - floor} min: questions.\n")
     found = "\n".join(session_plans.problems("fair_ranking", lecture_pace))
-    assert "90, discussing min: 8 min for" in found and "(at least 16 min)" in found
+    assert f"90, discussing min: {floor} min for" in found and f"(at least {2 * floor} min)" in found
     no_exercise = "**90 minutes, discussing.**\n- 20 min: {ref}`rank-toy`.\n- 70 min: questions.\n"
     assert "no exercise is worked in class" in "\n".join(session_plans.problems("fair_ranking", no_exercise))
     long = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german` and "
