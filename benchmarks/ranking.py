@@ -23,7 +23,9 @@ Prints:
 """
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -207,19 +209,12 @@ def bench_block():
 
 
 def _german_waiting_list(data, seed):
-    """The refused rows of one German Credit split, their marital group and the group with the higher mean cost."""
-    from recourselab.counterfactuals import linear_recourse
-    from recourselab.models import train_model
+    """One split's waiting list as the RAGUEL report builds it, with the group whose mean cost is higher."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    from raguel_report import waiting_list  # one definition of the waiting list, shared with the report
 
-    trained = train_model(data, random_state=seed)
-    encoder = trained.encoder
-    Z = encoder.transform(data.frame)
-    a, b = trained.model.coef_[0], float(trained.model.intercept_[0])
-    refused = ~trained.decide(Z)
-    Z_wait = pd.DataFrame(Z[refused], columns=encoder.feature_names_out_)
-    groups = np.where(data.frame["marital_status"].to_numpy()[refused] == "single", "single", "not single")
-    cost = linear_recourse(Z_wait, a, b, encoder=encoder, actionable=False).cost
-    protected = pd.Series(cost).groupby(groups).mean().idxmax()
+    _, encoder, _, a, b, _, Z_wait, groups, initial = waiting_list(data, seed)
+    protected = pd.Series(initial.cost).groupby(groups).mean().idxmax()
     return Z_wait, groups, dict(coef=a, intercept=b, encoder=encoder, protected_group=protected)
 
 
