@@ -205,8 +205,8 @@ def test_the_discussion_pace_plans_double_the_floor_and_work_an_exercise():
     assert f"90, discussing min: {floor} min for" in found and f"(at least {2 * floor} min)" in found
     no_exercise = "**90 minutes, discussing.**\n- 20 min: {ref}`rank-toy`.\n- 70 min: questions.\n"
     assert "no exercise is worked in class" in "\n".join(session_plans.problems("fair_ranking", no_exercise))
-    long = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german` and "
-            "{ref}`rank-explore`.\n\n**90 minutes.**\n")
+    long = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german`, "
+            "{ref}`rank-explore`, {ref}`rank-reorder` and {ref}`rank-effort-direction`.\n\n**90 minutes.**\n")
     found = "\n".join(session_plans.problems("fair_ranking", long))
     assert "at discussion pace takes" in found
 
