@@ -64,7 +64,8 @@ NARROWER = {"free": ("any", "increase", "decrease", "never"), "increase": ("incr
 
 
 def advised(draw, specs):
-    """The same specs with random advice: a direction narrower than the actionability, sometimes a cap."""
+    """The same specs with random advice: a direction narrower than the actionability, sometimes a cap, and for
+    a categorical or ordinal feature sometimes levels never advised (``never_advise_levels``)."""
     out = []
     for s in specs:
         options = [a for a in NARROWER[s.actionability] if s.kind != "categorical" or a in ("any", "never")]
@@ -72,7 +73,12 @@ def advised(draw, specs):
         cap = None
         if advise != "never" and s.kind in ("continuous", "ordinal") and draw(st.booleans()):
             cap = float(draw(st.integers(1, 3))) if s.kind == "ordinal" else draw(st.sampled_from([0.5, 5.0, 300.0]))
-        out.append(FeatureSpec(s.name, s.kind, s.actionability, order=s.order, advise=advise, max_change=cap))
+        never = ()
+        if s.kind in ("categorical", "ordinal") and len(s.order) > 1 and draw(st.booleans()):
+            never = tuple(draw(st.lists(st.sampled_from(s.order), min_size=1, max_size=len(s.order) - 1,
+                                        unique=True)))
+        out.append(FeatureSpec(s.name, s.kind, s.actionability, order=s.order, advise=advise, max_change=cap,
+                               never_advise_levels=never))
     return out
 
 

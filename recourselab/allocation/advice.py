@@ -255,6 +255,9 @@ def graft_candidates(z, Z, encoder, keep=()) -> np.ndarray:
       lies that way, and stays at the applicant's otherwise;
     * a feature with a plausible change (``max_change``) moves at most that far
       towards the donor;
+    * a feature whose donor value (after the cap) is one of its spec's
+      ``never_advise_levels`` keeps the applicant's value, unless the
+      applicant is at that level already;
     * the features in ``keep`` keep the applicant's values too (e.g. the
       requested amount, which the allocation holds fixed).
 
@@ -301,6 +304,13 @@ def graft_candidates(z, Z, encoder, keep=()) -> np.ndarray:
     lower, upper = encoder.advice_bounds()
     delta = Z - z
     grafted = np.where(delta < lower, z + lower, np.where(delta > upper, z + upper, Z))
+    # a never-advised category is cut from the donor's block by the bounds: read it off the donor itself
+    into = encoder.never_advised_moves(np.broadcast_to(z, grafted.shape), grafted)
+    categorical = [spec.kind == "categorical" for spec in encoder.specs_]
+    into[:, categorical] = encoder.never_advised_moves(np.broadcast_to(z, Z.shape), Z)[:, categorical]
+    for f in np.flatnonzero(into.any(axis=0)):  # a level never advised: the applicant keeps the whole feature
+        block = encoder.slices_[encoder.feature_names[f]]
+        grafted[into[:, f], block] = z[0, block]
     grafted[:, mask] = z[0, mask]
     return np.vstack([z, grafted])
 

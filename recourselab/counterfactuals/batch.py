@@ -188,10 +188,13 @@ def _search_target(score, encoder, z, lower, upper, keep_mask, threshold, weight
     chosen = ranks < size[:, None]  # each sample changes `size` features drawn without replacement
     for f, name in enumerate(movable):
         s, rows = encoder.slices_[name], np.flatnonzero(chosen[:, f])
-        if encoder.spec(name).kind == "categorical":
-            allowed = np.flatnonzero(hi[s] > 0.5)  # categories advice may switch to
+        spec = encoder.spec(name)
+        if spec.kind == "categorical":
+            allowed = np.flatnonzero(hi[s] > 0.5)  # categories advice may switch to (never-advised ones excluded)
             trials[rows, s] = 0.0
             trials[rows, s.start + rng.choice(allowed, size=len(rows))] = 1.0
+        elif spec.never_advise_levels:  # an ordinal: draw among the levels advice may move the person to
+            trials[rows, s.start] = rng.choice(_advisable_levels(encoder, spec, z, lo, hi), size=len(rows))
         else:
             trials[rows, s] = rng.uniform(lo[s], hi[s], size=(len(rows), s.stop - s.start))
     trials = encoder.snap_to_levels(np.broadcast_to(z, trials.shape), trials)
@@ -206,6 +209,17 @@ def _search_target(score, encoder, z, lower, upper, keep_mask, threshold, weight
         return None
     trials = trials[reach]
     return trials[np.argmin(encoder.cost(starts[: len(trials)], trials, weights=weights))]
+
+
+def _advisable_levels(encoder, spec, z, lo, hi) -> np.ndarray:
+    """Encoded values of the ordinal ``spec``'s levels within ``[lo, hi]`` that advice may move ``z`` to."""
+    levels = encoder.levels_[spec.name]
+    step, j = 1.0 / max(len(levels) - 1, 1), encoder.slices_[spec.name].start
+    codes = np.arange(len(levels))
+    own = int(round(z[j] / step))
+    never = [levels.index(level) for level in spec.never_advise_levels]
+    keep = (codes * step >= lo[j] - 1e-9) & (codes * step <= hi[j] + 1e-9) & (~np.isin(codes, never) | (codes == own))
+    return codes[keep] * step
 
 
 def _one_chunk(positions, X, Z, donors, raw_model, encoder, column, threshold, keep, weights, batch, n_samples,

@@ -277,7 +277,7 @@ def linear_recourse(X, coef, intercept, weights=None, *, encoder: Encoder | None
         todo = np.flatnonzero(s < 0)
     objective = np.full(len(s), np.nan)
     if todo.size:
-        _solve_rows(problem, s, todo, step, time_limit, progress, delta, cost, status, objective)
+        _solve_rows(problem, s, todo, step, time_limit, progress, delta, cost, status, objective, actionable)
         _warn_about_mip_rows(status, cost, todo, time_limit)
     return _result(X, problem, s, delta, cost, status, objective, method, actionable, start)
 
@@ -359,8 +359,11 @@ def _mip_steps(steps, problem: _linear.LinearProblem, actionable: bool) -> np.nd
     return step
 
 
-def _solve_rows(problem, s, rows, step, time_limit, progress, delta, cost, status, objective) -> None:
-    """One MIP per row in ``rows`` within the call's time limit; fills the result arrays in place."""
+def _solve_rows(problem, s, rows, step, time_limit, progress, delta, cost, status, objective, actionable) -> None:
+    """One MIP per row in ``rows`` within the call's time limit; fills the result arrays in place.
+
+    With ``actionable`` the MIP also leaves out every move into a level a spec never advises
+    (:func:`_never_moves`)."""
     usable = problem.usable
     lower, upper = problem.box.bounds(problem.A)
     w = problem.weights
@@ -372,8 +375,9 @@ def _solve_rows(problem, s, rows, step, time_limit, progress, delta, cost, statu
     for i in tqdm(rows, disable=not progress, desc="rows", unit="row"):
         if deadline.expired:
             break
+        never = _never_moves(problem.encoder, problem.A[i], step, usable) if actionable else {}
         st_i, dl, obj = _recourse_mip(problem.A[i], s[i], problem.coef, usable, sqrt_w, step, lower[i], upper[i],
-                                      deadline.remaining(), int(i), problem.slack)
+                                      deadline.remaining(), int(i), problem.slack, never)
         status[i] = st_i
         if dl is None:
             cost[i] = np.inf if st_i == "infeasible" else np.nan
@@ -436,7 +440,23 @@ def _bounded(prob, name, low, up, cat):
     return pulp.LpVariable(name, low, up, cat=cat)
 
 
-def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, slack):
+def _never_moves(encoder, x, step, usable) -> dict:
+    """Per usable ordinal column of the row ``x``: the whole numbers of steps that land on a level its spec never
+    advises (``never_advise_levels``; the row's own level is allowed). Categorical columns are fixed in the MIP."""
+    out = {}
+    for spec in encoder.specs_:
+        j = encoder.slices_[spec.name].start
+        if spec.kind != "ordinal" or not spec.never_advise_levels or not usable[j] or np.isnan(step[j]):
+            continue
+        levels = encoder.levels_[spec.name]
+        per_level = 1.0 / max(len(levels) - 1, 1)
+        own, stride = round(x[j] / per_level), round(step[j] / per_level)  # a step is a whole number of levels
+        gaps = [levels.index(level) - own for level in spec.never_advise_levels]
+        out[j] = [gap // stride for gap in gaps if gap != 0 and gap % stride == 0]
+    return {j: moves for j, moves in out.items() if moves}
+
+
+def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, slack, never=None):
     """One row's inverse classification: min sum sqrt(w)|delta| s.t. a.(x + delta) + b >= slack, steps, box.
 
     ``slack`` is the margin the closed form aims at too (:attr:`LinearProblem.slack`): it keeps the point on
@@ -444,6 +464,7 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
     solved against the boundary itself. CBC accepts a constraint violated by up to 1e-7, more than the
     slack, so a solution in whole steps that stops short of it (a grid point on the boundary) is solved
     again with the goal raised past CBC's tolerance; if nothing reaches that, the first solution stands.
+    ``never`` maps a column to the whole numbers of steps it may not take (a level never advised).
     """
     usable_j = np.flatnonzero(usable)
     if not usable_j.size:
@@ -453,7 +474,7 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
     goal = slack - float(s) if reach >= slack - float(s) else -float(s)
     first = None
     for aim in (goal, goal + 1e-6 * (1.0 + abs(goal))):
-        prob, moves, scale = _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, aim)
+        prob, moves, scale = _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, aim, never or {})
         status, has = solve(prob, max(deadline.remaining(), 0.01))
         if not has:
             break
@@ -467,8 +488,11 @@ def _recourse_mip(x, s, a, usable, sqrt_w, step, lower, upper, time_limit, row, 
     return status, delta, float(np.sum(sqrt_w * np.abs(delta)))
 
 
-def _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, goal):
-    """The MIP of one row: a move per usable column (whole steps or continuous) in the box, its size, the goal."""
+def _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, goal, never):
+    """The MIP of one row: a move per usable column (whole steps or continuous) in the box, its size, the goal.
+
+    A number of steps ``v`` in ``never[j]`` is cut out of column j's range by one binary ``b``:
+    ``n_j <= v - 1 + M b`` and ``n_j >= v + 1 - M (1 - b)`` (below ``v`` or above it)."""
     prob = pulp.LpProblem(f"recourse_row_{row}", pulp.LpMinimize)
     moves, absval, scale = {}, {}, {}
     tol = _linear.SLACK
@@ -481,6 +505,11 @@ def _mip_model(x, a, usable_j, sqrt_w, step, lower, upper, row, goal):
             hi = math.floor((upper[j] - x[j]) / step[j] + tol) if np.isfinite(upper[j]) else np.inf
             moves[j] = _bounded(prob, f"n_{j}", min(lo, 0), max(hi, 0), "Integer")
             scale[j] = float(step[j])
+        for k, v in enumerate(never.get(j, ())):
+            big = float(abs(v) + 2 + (abs(lo) if np.isfinite(lo) else 0) + (abs(hi) if np.isfinite(hi) else 0))
+            side = _bounded(prob, f"b_{j}_{k}", 0, 1, "Binary")
+            prob += (moves[j] <= v - 1 + big * side, f"never_below_{j}_{k}")
+            prob += (moves[j] >= v + 1 - big * (1 - side), f"never_above_{j}_{k}")
         absval[j] = continuous(prob, f"t_{j}", 0.0)
         prob += (absval[j] >= scale[j] * moves[j], f"abs_pos_{j}")
         prob += (absval[j] >= -scale[j] * moves[j], f"abs_neg_{j}")

@@ -35,7 +35,8 @@ class Engine:
     iterations ``n``: each attribute of ``C`` moves ``min(n, cap_j)`` steps in
     the direction of ``sign(a_j)``, where ``cap_j`` is how many steps fit
     inside its box and within ``advice_room`` (at most ``max_steps``; 0 where
-    the actionability model forbids that direction).
+    the actionability model forbids that direction), and with ``advice_room``
+    short of the first level its spec never advises (:meth:`_never_caps`).
 
     *Why a bisection finds the fewest iterations.* Moving an attribute one step
     in the direction that raises the margin never raises the cost: the new
@@ -178,6 +179,7 @@ class Engine:
             cap = np.floor(room_F / self.step + _linear.SLACK)
             if advice_room is not None:  # the plausible change advice may ask for, in whole steps
                 cap = np.minimum(cap, np.floor(advice_room[self.F] / self.step + _linear.SLACK))
+                cap = np.minimum(cap, self._never_caps())
         cap = np.where(np.isnan(cap), self.max_steps, cap)
         self._caps = np.clip(cap, 0, self.max_steps).astype(np.int32)
         # every attribute moved as far as allowed: no modification reaches a lower cost
@@ -186,6 +188,28 @@ class Engine:
         room = self.room0.copy()
         room[:, self.pos_in_U] = np.maximum(room[:, self.pos_in_U] - moved, 0.0)
         self.min_cost = self._costs(s, room) * (1 - self._TOL) - 1e-12  # lenient: exact checks decide
+
+    def _never_caps(self) -> np.ndarray:
+        """Per row and attribute, the steps before the first level its spec never advises (inf where none).
+
+        An attribute moves one step at a time, so a level in ``never_advise_levels`` stops it on the level
+        before (the modification does not jump over it); the row's own level never stops it.
+        """
+        encoder = self.problem.encoder
+        out = np.full((len(self.A), self.m), np.inf)
+        for i, j in enumerate(self.F):
+            spec = encoder.spec_of_column(int(j))
+            if spec.kind != "ordinal" or not spec.never_advise_levels:
+                continue
+            levels = encoder.levels_[spec.name]
+            per_level = 1.0 / max(len(levels) - 1, 1)
+            own = np.round(self.A[:, j] / per_level)
+            stride = round(self.step[i] / per_level)  # a step is a whole number of levels
+            for level in spec.never_advise_levels:
+                gap = (levels.index(level) - own) * self.sign[i]
+                hits = (gap > 0) & (np.mod(gap, stride) == 0)
+                out[:, i] = np.where(hits, np.minimum(out[:, i], gap // stride - 1), out[:, i])
+        return out
 
     # -- combinations
     def _chunks(self):

@@ -177,8 +177,10 @@ def raguel(X, groups, *, coef, intercept, weights=None, steps=None, protected_gr
     *Advice.* With an encoder the modifications are actionable by default:
     whole levels of ordinal and binary features and whole units of features
     stored as integers, only in the direction the spec lets advice move a
-    feature, never a feature advice may not move (``advise="never"``), and
-    within each spec's ``max_change``; every modification is re-checked with
+    feature, never a feature advice may not move (``advise="never"``),
+    within each spec's ``max_change``, and never into a level the spec never
+    advises (``never_advise_levels``: an ordinal attribute stops on the level
+    before one, as it moves a step at a time); every modification is re-checked with
     :meth:`Encoder.actionable <recourselab.features.Encoder.actionable>`
     (result ``advice``, per row ``actionable``). ``actionable=False`` lets
     modifications go wherever the actionability box allows (a relaxation).

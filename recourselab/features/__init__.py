@@ -25,9 +25,11 @@ Feasible is not yet advice. A move shown to a person as *advice* must also be
 a whole level (binary, ordinal and categorical features, and continuous columns
 of an integer dtype such as age in years), every feature moved only in the
 direction its spec lets advice move it (``advise``: a feature may be allowed to
-change, e.g. age grows with time, without ever being *recommended*), and no
+change, e.g. age grows with time, without ever being *recommended*), no
 feature moved further than its spec's plausible change (``max_change``, in the
-feature's own units). A method that cannot meet this returns its result
+feature's own units), and no feature moved into a level its spec never advises
+(``never_advise_levels``, e.g. a missing-value code ``"Unknown"``; a person
+already there may stay). A method that cannot meet this returns its result
 labelled as a relaxation.
 """
 

@@ -182,6 +182,12 @@ class Encoder(TransformerMixin, BaseEstimator):
             else:
                 levels = self._levels_for(s, col)
                 self._check_levels(s, col, levels, "frame")
+                unknown = [level for level in s.never_advise_levels if level not in levels]
+                if unknown:
+                    raise ValueError(
+                        f"never_advise_levels={s.never_advise_levels!r} for feature {s.name!r} names {unknown}, "
+                        f"which are not among its levels {list(levels)[:12]}; check the spelling."
+                    )
                 self.levels_[s.name] = levels
                 if s.kind == "categorical":
                     names_out.extend(f"{s.name}={level}" for level in levels)
@@ -277,6 +283,25 @@ class Encoder(TransformerMixin, BaseEstimator):
             cap = self._encoded_cap(s)
             lo[block] = {"never": 0.0, "increase": 0.0}.get(s.advice_direction, -cap)
             hi[block] = {"never": 0.0, "decrease": 0.0}.get(s.advice_direction, cap)
+        # levels never advised: advice may not raise their one-hot column (it may stay at 1, or leave it)
+        never_cols, never_vals, never_half, never_feature = [], [], [], []
+        for f, s in enumerate(self.specs_):
+            levels = self.levels_.get(s.name, ())
+            for level in s.never_advise_levels:
+                code = levels.index(level)
+                if s.kind == "categorical":
+                    j, value, half = self.slices_[s.name].start + code, 1.0, 0.5
+                    hi[j] = 0.0
+                else:
+                    step = 1.0 / max(len(levels) - 1, 1)
+                    j, value, half = self.slices_[s.name].start, code * step, step / 2
+                never_cols.append(j)
+                never_vals.append(value)
+                never_half.append(half)
+                never_feature.append(f)
+        self._never_cols = np.array(never_cols, dtype=int)
+        self._never_vals, self._never_half = np.array(never_vals), np.array(never_half)
+        self._never_feature = np.array(never_feature, dtype=int)
         self._advice_lo, self._advice_hi = lo, hi
         self._advice_cols = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
         # whole levels: ordinal/binary columns count levels, integer continuous columns count raw units
@@ -510,9 +535,11 @@ class Encoder(TransformerMixin, BaseEstimator):
         """The change advice may make to each encoded column: ``(lower, upper)`` in encoded units.
 
         From each spec's ``advise`` direction and ``max_change`` (0 where advice may not move a column
-        that way, ``±inf`` where there is no cap). A target ``z'`` of a row ``z`` is within these
-        bounds when ``lower <= z' - z <= upper`` column by column; :meth:`actionable` also asks for
-        whole levels and feasibility.
+        that way, ``±inf`` where there is no cap); the one-hot column of a category in a spec's
+        ``never_advise_levels`` may not rise (upper bound 0), as advice may not move a person into it. An
+        ordinal's never-advised levels are no box: :meth:`actionable` checks them. A target ``z'`` of a
+        row ``z`` is within these bounds when ``lower <= z' - z <= upper`` column by column;
+        :meth:`actionable` also asks for whole levels and feasibility.
         """
         self._require_fitted()
         return self._advice_lo.copy(), self._advice_hi.copy()
@@ -543,12 +570,55 @@ class Encoder(TransformerMixin, BaseEstimator):
         cols = self._advice_cols
         return self._within(delta[..., cols], self._advice_lo[cols] - atol, self._advice_hi[cols] + atol)
 
+    def _at_never(self, Z: np.ndarray) -> np.ndarray:
+        """Per row and never-advised level (``never_advise_levels``, all features): is the row at that level?
+
+        "At" means nearest to it, as :meth:`inverse_transform` decodes: a one-hot column above 1/2, an ordinal
+        value within half a level.
+        """
+        return np.abs(Z[:, self._never_cols] - self._never_vals) < self._never_half
+
+    def _into_never(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """Per row and never-advised level: does the move ``A -> B`` land on it from another level?"""
+        return self._at_never(B) & ~self._at_never(A)
+
+    def never_advised_moves(self, Z_from, Z_to) -> np.ndarray:
+        """Per move and feature: does ``Z_from[i] -> Z_to[i]`` put the feature into a level it never advises?
+
+        Returns a boolean array of shape (n, n_features) (spec order): True where the move lands on one of
+        the feature's ``never_advise_levels`` from another level. Staying at such a level, or leaving it, is
+        not a move into it. :meth:`actionable` refuses every move with a True here.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> spec = FeatureSpec("job", "categorical", never_advise_levels=("Unknown",))
+        >>> enc = Encoder([spec]).fit(pd.DataFrame({"job": ["clerk", "nurse", "Unknown"]}))
+        >>> z = enc.transform(pd.DataFrame({"job": ["clerk", "Unknown", "Unknown"]}))
+        >>> to = enc.transform(pd.DataFrame({"job": ["Unknown", "Unknown", "nurse"]}))
+        >>> enc.never_advised_moves(z, to)[:, 0].tolist(), enc.actionable(z, to).tolist()   # into, stay, leave
+        ([True, False, False], [False, True, True])
+        """
+        self._require_fitted()
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
+        B = check_encoded(Z_to, "Z_to", self.n_columns)
+        if A.shape != B.shape:
+            raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
+        out = np.zeros((len(A), len(self.specs_)), dtype=bool)
+        if self._never_cols.size:
+            into = self._into_never(A, B)
+            for k, f in enumerate(self._never_feature):
+                out[:, f] |= into[:, k]
+        return out
+
     def actionable(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
         """Row-wise: is the move ``Z_from[i] -> Z_to[i]`` advice a person could follow?
 
         A move is actionable when it is :meth:`feasible`, lands on whole levels (:meth:`on_levels`),
-        moves every feature only in the direction its spec's ``advise`` allows, and no further than
-        its ``max_change``. ``atol`` is the tolerance of :meth:`feasible`, in encoded units.
+        moves every feature only in the direction its spec's ``advise`` allows, no further than
+        its ``max_change``, and into none of its ``never_advise_levels`` (a person already at such a
+        level may stay; see :meth:`never_advised_moves`). ``atol`` is the tolerance of :meth:`feasible`,
+        in encoded units.
 
         Returns
         -------
@@ -570,7 +640,10 @@ class Encoder(TransformerMixin, BaseEstimator):
         ok = self.feasible(Z_from, Z_to, atol=atol)
         A = check_encoded(Z_from, "Z_from", self.n_columns)
         B = check_encoded(Z_to, "Z_to", self.n_columns)
-        return ok & self._within_advice(B - A, atol) & self.on_levels(B)
+        ok &= self._within_advice(B - A, atol) & self.on_levels(B)
+        if self._never_cols.size:
+            ok &= ~self._into_never(A, B).any(axis=1)
+        return ok
 
     def actionable_pairs(self, Z_from, Z_to, *, atol: float = 1e-9) -> np.ndarray:
         """All pairs: ``out[i, j]`` says whether ``Z_from[i] -> Z_to[j]`` is actionable (see :meth:`actionable`).
@@ -578,23 +651,29 @@ class Encoder(TransformerMixin, BaseEstimator):
         Returns a boolean array of shape (len(Z_from), len(Z_to)), computed in chunks of rows.
         """
         out = self.feasible_pairs(Z_from, Z_to, atol=atol)
-        A = check_encoded(Z_from, "Z_from", self.n_columns)[:, self._advice_cols]
+        A = check_encoded(Z_from, "Z_from", self.n_columns)
         B = check_encoded(Z_to, "Z_to", self.n_columns)
         out &= self.on_levels(B)[None, :]
-        B = B[:, self._advice_cols]
+        if self._never_cols.size:  # into a never-advised level: at it after, not before
+            at_from, at_to = self._at_never(A), self._at_never(B)
+        A, B = A[:, self._advice_cols], B[:, self._advice_cols]
         lower, upper = self._advice_lo[self._advice_cols] - atol, self._advice_hi[self._advice_cols] + atol
-        chunk = max(1, _CHUNK_ELEMENTS * 25 // max(len(B) * max(A.shape[1], 1), 1))
+        width = max(A.shape[1], self._never_cols.size, 1)
+        chunk = max(1, _CHUNK_ELEMENTS * 25 // max(len(B) * width, 1))
         for start in range(0, len(A), chunk):
             block = slice(start, start + chunk)
             out[block] &= self._within(B[None, :, :] - A[block, None, :], lower, upper)
+            if self._never_cols.size:
+                out[block] &= ~(at_to[None, :, :] & ~at_from[block, None, :]).any(axis=-1)
         return out
 
     def advice_violations(self, Z_from, Z_to) -> pd.DataFrame:
         """Why each move is not actionable: one column per feature, ``""`` where the feature is fine.
 
         The reasons: ``"moves the wrong way"`` (infeasible), ``"not to be advised"`` (``advise="never"``),
-        ``"advised the wrong way"``, ``"beyond its plausible change (...)"`` (over ``max_change``, with the
-        change and the cap in the feature's units) and ``"not a whole level"``.
+        ``"advised the wrong way"``, ``"not a whole level"``, ``"a level not to be advised (...)"`` (into one
+        of its ``never_advise_levels``, named) and ``"beyond its plausible change (...)"`` (over
+        ``max_change``, with the change and the cap in the feature's units).
         """
         self._require_fitted()
         A = check_encoded(Z_from, "Z_from", self.n_columns)
@@ -602,13 +681,15 @@ class Encoder(TransformerMixin, BaseEstimator):
         if A.shape != B.shape:
             raise ValueError(f"Z_from has shape {A.shape} but Z_to has shape {B.shape}; give the same shape.")
         infeasible = self.violations(A, B)
+        into = self.never_advised_moves(A, B)
         out = {}
-        for s in self.specs_:
-            reasons = zip(A, B, infeasible[s.name], strict=True)
-            out[s.name] = [self._advice_reason(s, a, b, bad) for a, b, bad in reasons]
+        for f, s in enumerate(self.specs_):
+            reasons = zip(A, B, infeasible[s.name], into[:, f], strict=True)
+            out[s.name] = [self._advice_reason(s, a, b, bad, never) for a, b, bad, never in reasons]
         return pd.DataFrame(out)
 
-    def _advice_reason(self, s: FeatureSpec, a: np.ndarray, b: np.ndarray, infeasible: bool) -> str:
+    def _advice_reason(self, s: FeatureSpec, a: np.ndarray, b: np.ndarray, infeasible: bool,
+                       never: bool = False) -> str:
         block = self.slices_[s.name]
         delta = b[block] - a[block]
         moved = np.abs(delta).max() > 1e-9
@@ -622,6 +703,9 @@ class Encoder(TransformerMixin, BaseEstimator):
             return "advised the wrong way"
         if not self._block_on_levels(s, b):
             return "not a whole level"
+        if never:
+            level = self.inverse_transform(b[None, :])[s.name].iloc[0]
+            return f"a level not to be advised ({level})"
         cap = self._encoded_cap(s)
         if moved and s.kind != "categorical" and abs(delta[0]) > cap + 1e-9:
             change = abs(delta[0]) * (s.max_change / cap)

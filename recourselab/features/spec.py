@@ -80,6 +80,14 @@ class FeatureSpec:
         ordinal feature, a whole number of levels), e.g. ``2`` for "at most two
         levels of savings" or ``10`` for "at most 10 more hours a week". Only for
         continuous and ordinal features. Default: no cap.
+    never_advise_levels : tuple, default ()
+        Levels of a categorical or ordinal feature that advice may never move a
+        person *into*: a missing-value code such as ``"Unknown"``, or a level no
+        one would recommend (``"Without-pay"``). A person already at such a level
+        may stay there, and may leave it as far as the rest of the spec allows.
+        Feasibility (:meth:`Encoder.feasible`) is unchanged: like ``advise``, this
+        is a rule of advice only (:meth:`Encoder.actionable`). Each level must be
+        one of the feature's levels (``order``, or the data's at ``fit``).
 
     Examples
     --------
@@ -90,6 +98,9 @@ class FeatureSpec:
     ('increase', 'never')
     >>> FeatureSpec("savings", "ordinal", "increase", order=["none", "< 100", ">= 100"]).order
     ('none', '< 100', '>= 100')
+    >>> job = FeatureSpec("workclass", "categorical", never_advise_levels=("Unknown", "Without-pay"))
+    >>> job.never_advise_levels, job.advice       # any change, but never into those two
+    (('Unknown', 'Without-pay'), 'any')
     """
 
     name: str
@@ -103,6 +114,7 @@ class FeatureSpec:
     description: str = ""
     advise: str | None = None
     max_change: float | None = None
+    never_advise_levels: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -154,6 +166,33 @@ class FeatureSpec:
                 f"lower={self.lower!r} must be below upper={self.upper!r} for {where}."
             )
         self._set_advice(where, act)
+        self._set_never_advised(where)
+
+    def _set_never_advised(self, where: str) -> None:
+        """Check ``never_advise_levels`` (a tuple of distinct levels of a categorical or ordinal feature)."""
+        levels = self.never_advise_levels
+        example = f"({levels!r},)" if isinstance(levels, str) else "('Unknown',)"
+        if levels is None or isinstance(levels, (str, bytes)) or not isinstance(levels, Iterable):
+            raise TypeError(f"never_advise_levels={levels!r} for {where} must be a tuple of levels, e.g. "
+                            f"never_advise_levels={example} (() for none).")
+        levels = tuple(levels)
+        if not levels:
+            object.__setattr__(self, "never_advise_levels", ())
+            return
+        if self.kind not in ("categorical", "ordinal"):
+            fix = ("use advise='increase' or 'decrease' to keep advice from one of its two levels"
+                   if self.kind == "binary" else "use advise or max_change to limit advice on it")
+            raise ValueError(f"never_advise_levels={levels!r} for {where}: only a categorical or ordinal feature has "
+                             f"levels to exclude, and this one is {self.kind}; {fix}.")
+        if len(set(levels)) != len(levels):
+            raise ValueError(f"never_advise_levels={levels!r} for {where} lists a level more than once; list each "
+                             "once.")
+        if self.order is not None:
+            unknown = [level for level in levels if level not in self.order]
+            if unknown:
+                raise ValueError(f"never_advise_levels={levels!r} for {where} names {unknown}, which are not among "
+                                 f"its levels {list(self.order)}; check the spelling.")
+        object.__setattr__(self, "never_advise_levels", levels)
 
     def _set_advice(self, where: str, act: str) -> None:
         # ``advise`` keeps what was given (None = follow actionability), so that
@@ -210,7 +249,8 @@ class FeatureSpec:
 
 
 def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
-    """One row per feature: kind, actionability, advice, weight, levels or range, unit, description.
+    """One row per feature: kind, actionability, advice, levels never advised, weight, levels or range, unit,
+    description.
 
     Used by the book's data-set appendix so the tables always match the code.
     """
@@ -230,6 +270,7 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
                 "kind": spec.kind,
                 "actionability": f"{spec.symbol} {spec.actionability}",
                 "advice": spec.advice,
+                "never advised into": "; ".join(map(str, spec.never_advise_levels)),
                 "weight": spec.weight,
                 "levels (worst to best) or range": levels,
                 "unit": spec.unit,

@@ -41,6 +41,8 @@ def slow_actionable(specs, old: pd.Series, new: pd.Series) -> bool:
             return False
         if s.max_change is not None and abs(change) > s.max_change + 1e-9 and s.advice_direction != "never":
             return False
+        if change and b in s.never_advise_levels:  # into a level never advised (staying there is fine)
+            return False
     return True
 
 
