@@ -249,8 +249,8 @@ class FeatureSpec:
 
 
 def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
-    """One row per feature: kind, actionability, advice, levels never advised, weight, levels or range, unit,
-    description.
+    """One row per feature: kind, actionability, advice, levels never advised into (a column only when some
+    feature has them), weight, levels or range, unit, description.
 
     Used by the book's data-set appendix so the tables always match the code.
     """
@@ -277,6 +277,9 @@ def features_to_frame(features: Sequence[FeatureSpec]) -> pd.DataFrame:
                 "description": spec.description,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if "never advised into" in table and not table["never advised into"].astype(bool).any():
+        table = table.drop(columns="never advised into")  # a column only where some feature uses it
+    return table
 
 
