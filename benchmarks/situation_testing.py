@@ -17,7 +17,9 @@ Run with ``make bench`` (or ``.venv/bin/python benchmarks/situation_testing.py``
    size in a fresh process: seconds (median of 3), the growth exponent, peak
    memory, the search before issue 17 (scikit-learn's KD-tree, its code kept
    here) up to 300,000 rows, and whether both give identical
-   results; then 10^6 rows with two threads. Run it on an idle machine: it takes
+   results; on 10 columns, the same calls with the search in one KD-tree
+   (before the cells of issue 27) in the same process; then 10^6 rows with two
+   threads. Run it on an idle machine: it takes
    about ten minutes (most of it the 10-column table at 10^6 rows).
 """
 
@@ -275,8 +277,17 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def scale_point(n, columns, repeats, legacy, n_jobs, options):
-    """One size, measured in a fresh process (so the peak memory is this size's): times, memory, identity."""
+def one_tree(T_space):
+    """No key columns: the search in one KD-tree, as before the cells (issue 27), for the 10-column comparison."""
+    return []
+
+
+def scale_point(n, columns, repeats, legacy, n_jobs, options, cells_off=False):
+    """One size, measured in a fresh process (so the peak memory is this size's): times, memory, identity.
+
+    ``cells_off``: also time the three calls with the search in one KD-tree (no cells), in the same process,
+    and check that the result frames are equal.
+    """
     X, X_cf, protected, y_hat, y_cf = lender_table(n, columns)
     before = peak_rss_mb()
     runs = [run_modes(X, X_cf, protected, y_hat, y_cf, n_jobs=n_jobs, **options) for _ in range(repeats)]
@@ -285,6 +296,15 @@ def scale_point(n, columns, repeats, legacy, n_jobs, options):
            "repeats": [sum(r[0].values()) for r in runs],
            "peak memory MB": peak_rss_mb(), "memory before the calls MB": before}
     out["total s"] = float(np.median(out["repeats"]))
+    if cells_off:
+        saved = st_module._key_columns
+        st_module._key_columns = one_tree
+        try:
+            seconds, frames = run_modes(X, X_cf, protected, y_hat, y_cf, n_jobs=n_jobs, **options)
+        finally:
+            st_module._key_columns = saved
+        out["one tree total s"] = sum(seconds.values())
+        out["identical to one tree"] = all(frames[mode].equals(runs[0][1][mode]) for mode in MODES)
     if legacy:
         saved = st_module._k_nearest
         seconds, frames = run_modes(X, X_cf, protected, y_hat, y_cf, search=_legacy_adapter)
@@ -302,11 +322,11 @@ def scale_point(n, columns, repeats, legacy, n_jobs, options):
     return out
 
 
-def measure(n, columns=3, repeats=3, legacy=False, n_jobs=None, **options):
+def measure(n, columns=3, repeats=3, legacy=False, n_jobs=None, cells_off=False, **options):
     """``scale_point`` in a fresh spawned process."""
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
-        return pool.submit(scale_point, n, columns, repeats, legacy, n_jobs, options).result()
+        return pool.submit(scale_point, n, columns, repeats, legacy, n_jobs, options, cells_off).result()
 
 
 def scale_benchmark():
@@ -314,9 +334,10 @@ def scale_benchmark():
     rows, wide = [], []
     for n in WIDE_SIZES:   # ten columns first, the headline sweep last (10^6 rows at the very end)
         load = max(load, os.getloadavg()[0])
-        point = measure(n, columns=10, repeats=1)
+        point = measure(n, columns=10, repeats=1, cells_off=True)
         wide.append(point)
-        print(f"  10 columns, {n:>9,} rows: {point['total s']:.2f} s")
+        print(f"  10 columns, {n:>9,} rows: {point['total s']:.2f} s, one tree {point['one tree total s']:.2f} s, "
+              f"identical: {point['identical to one tree']}")
     for n in SCALE_SIZES:
         load = max(load, os.getloadavg()[0])
         point = measure(n, legacy=n in LEGACY_SIZES)
@@ -363,10 +384,14 @@ def scale_benchmark():
     results.table("audit at scale, 10 columns", "the same three calls (k = 15, one job) on a 10-column version of "
                   "the table (one run each)", pd.DataFrame([{"rows": r["rows"], "complainants": r["complainants"],
                                                    **{f"{m} s": r[f"{m} s"] for m in MODES},
-                                                   "total s": r["total s"], "peak memory MB": r["peak memory MB"]}
+                                                   "total s": r["total s"], "peak memory MB": r["peak memory MB"],
+                                                   "one tree total s": r["one tree total s"],
+                                                   "speed-up vs one tree": r["one tree total s"] / r["total s"],
+                                                   "identical to one tree": r["identical to one tree"]}
                                                   for r in wide]),
                   note="ten mostly independent columns on coarse grids (one categorical with 5 levels): "
-                       "a KD-tree prunes far less in 14 dimensions")
+                       "a KD-tree prunes far less in 14 dimensions; one tree = the same calls with the search in "
+                       "one KD-tree (no cells, the search before issue 27), run once in the same process")
     results.value("growth exponent: situation testing, 10 columns",
                   growth_exponent(WIDE_SIZES, [r["total s"] for r in wide]))
     top = rows[-1]
