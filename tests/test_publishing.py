@@ -211,6 +211,42 @@ def test_the_discussion_pace_plans_double_the_floor_and_work_an_exercise():
     assert "at discussion pace takes" in found
 
 
+def test_a_discussing_plan_that_breaks_the_pages_description_is_caught():
+    """The page says the discussing plan teaches the 50-minute plan's sections with exactly one exercise in
+    pairs, and gives a two-session split that fits in 50-minute slots; plans built to break each are caught."""
+    fifty = ("**50 minutes.**\n- 25 min: {ref}`rank-toy`.\n- 25 min: {ref}`rank-method`.\n\n"
+             "Set as reading: {ref}`rank-german` and {ref}`rank-explore`.\n\n")
+    discussing = ("**90 minutes, discussing.**\n- 20 min: {ref}`rank-toy`.\n- 20 min: {ref}`rank-method`.\n"
+                  "- 12 min: {ref}`rank-beta` in pairs.\n- 12 min: {ref}`rank-effort-direction` in pairs.\n"
+                  "- 26 min: questions.\n\nSet as reading: {ref}`rank-german` and {ref}`rank-explore`.\n\n")
+    assert {"rank-beta", "rank-effort-direction"} <= session_plans.exercise_labels("fair_ranking")
+    found = "\n".join(session_plans.problems("fair_ranking", fifty + discussing))
+    assert "2 exercises are worked in class, not one" in found and "2 items work in pairs, not one" in found
+    assert "'rank-beta' is not in the 50-minute plan, and its item does not say so" in found
+    assert "no '**Two 50-minute sessions.**" in found and "items 1 to 3 (52 min)" not in found
+    assert "items 1 to 2 (40 min), then 3 to 4 (24 min)" in found  # what the line should say
+    other = discussing.replace("- 20 min: {ref}`rank-method`.", "- 20 min: {ref}`rank-explore`.")
+    assert "its sections differ from the 50-minute plan's: ['rank-explore', 'rank-method']" in \
+        "\n".join(session_plans.problems("fair_ranking", fifty + other))
+    wrong = discussing + "**Two 50-minute sessions.** Items 1 to 3 (52 min), then items 4 to 4 (12 min).\n"
+    assert "the page's two sessions (items 1 to 3, 52 min" in "\n".join(session_plans.problems("fair_ranking",
+                                                                                                fifty + wrong))
+    right = discussing + "**Two 50-minute sessions.** Items 1 to 2 (40 min), then items 3 to 4 (24 min).\n"
+    assert "two sessions" not in "\n".join(session_plans.problems("fair_ranking", fifty + right))
+    long = ("**90 minutes, discussing.**\n- 45 min: {ref}`rank-toy`.\n- 10 min: {ref}`rank-beta` in pairs.\n"
+            "- 45 min: {ref}`rank-method`.\n")
+    assert session_plans.two_sessions(session_plans.plans(long)[session_plans.DISCUSSING]) is None
+    assert "no split into two 50-minute sessions fits" in "\n".join(session_plans.problems("fair_ranking", long))
+
+
+def test_the_pages_reading_range_is_the_plans():
+    assert session_plans.page_problems() == []
+    page = (ROOT / "book" / "teaching.md").read_text()
+    said = session_plans.READING_RANGE.search(page)
+    wrong = page.replace(said.group(0), "from 1 to 99 minutes of reading alone")
+    assert "the 50-minute plans' reading takes from" in "\n".join(session_plans.page_problems(wrong))
+
+
 def test_a_squeezed_or_partial_plan_is_caught():
     tree = session_plans.sections("fair_ranking")
     assert {"rank-toy", "rank-german", "rank-repair-top"} <= set(tree)

@@ -17,8 +17,10 @@ class. A plan is sound when
   plus ``MINUTES_PER_EXERCISE`` of working time for each exercise the item names;
   a section named inside a larger named one is counted once, by the item that names it;
 * it names only labels of its own lesson;
-* the discussing plan gives every item ``DISCUSSION_FACTOR`` times that floor and names at least one
-  exercise (the one worked in pairs).
+* the discussing plan gives every item ``DISCUSSION_FACTOR`` times that floor, names the 50-minute plan's
+  sections and exactly one exercise, in the one item that says "in pairs", and its section carries a line
+  ``**Two 50-minute sessions.** Items 1 to k (N min), then items k+1 to n (M min)`` that adds up and fits
+  (or says that no split fits).
 
 Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
 words they cover, and the problems found; ``tests/test_publishing.py`` requires that there be none.
@@ -35,11 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lessons  # noqa: E402
 
 ROOT = lessons.ROOT
-WORDS_PER_MINUTE = 80  # a class reads and discusses a lesson's prose no faster than this (100 was not teachable)
+WORDS_PER_MINUTE = 80  # a judgement, not measured: a class reads and discusses prose no faster (100 was not teachable)
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
-DISCUSSION_FACTOR = 2  # a class that discusses each result (statistics, work in pairs) takes up to this many floors
+# a judgement, not measured: a class that discusses each result (statistics, work in pairs) takes up to this many floors
+DISCUSSION_FACTOR = 2
 DISCUSSING = "90, discussing"  # the key of the discussion-pace plan: 90 minutes, every floor doubled
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90, "**90 minutes, discussing.**": DISCUSSING}
 LENGTH = {50: 50, 90: 90, DISCUSSING: 90}
@@ -226,6 +229,8 @@ def problems(chapter: str, block: str) -> list[str]:
         named_exercises = {label for _, labels, _ in plan.items for label in labels} & exercises
         if session == DISCUSSING and not named_exercises:
             found.append(f"{chapter}, {session} min: no exercise is worked in class")
+        if session == DISCUSSING:
+            found += _discussing_problems(chapter, plan, plan_by_session.get(50), tree, exercises, block)
         named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
         for label in sorted(named - set(tree) - exercises):
             found.append(f"{chapter}, {session} min: {label!r} is neither a section nor an exercise of {chapter}")
@@ -249,6 +254,70 @@ def problems(chapter: str, block: str) -> list[str]:
     return found
 
 
+def two_sessions(plan: Plan) -> tuple[int, int, int] | None:
+    """Where the discussing plan splits into two 50-minute sessions: (items in session 1, its minutes, the
+    second's minutes), the first session as full as fits; None when no split leaves both within 50. The
+    plan's last item, when it names nothing, is the reserve (questions): it is left out and each session
+    gives its spare minutes to questions."""
+    minutes = [m for m, _, _ in _taught(plan)]
+    for k in range(len(minutes) - 1, 0, -1):
+        first, second = sum(minutes[:k]), sum(minutes[k:])
+        if first <= 50 and second <= 50:
+            return k, first, second
+    return None
+
+
+def _taught(plan: Plan) -> list[tuple[int, list[str], str]]:
+    """The plan's items without its last one when that names nothing (the questions, the reserve)."""
+    return plan.items[:-1] if plan.items and not plan.items[-1][1] else plan.items
+
+
+TWO = re.compile(r"\*\*Two 50-minute sessions\.\*\* Items 1 to (\d+) \((\d+) min\), "
+                 r"then items (\d+) to (\d+) \((\d+) min\)")
+
+
+def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dict[str, Section],
+                         exercises: set[str], block: str) -> list[str]:
+    """What the page says of every discussing plan: the 50-minute plan's sections, exactly one exercise,
+    worked in pairs, and a written-out split into two 50-minute sessions that each fit."""
+    found, where = [], f"{chapter}, {DISCUSSING} min"
+    worked = [(label, text) for _, labels, text in plan.items for label in labels if label in exercises]
+    if len(worked) > 1:
+        found.append(f"{where}: {len(worked)} exercises are worked in class, not one")
+    in_fifty = {label for _, labels, _ in fifty.items for label in labels} if fifty is not None else set()
+    for label, text in worked:
+        if "in pairs" not in text:
+            found.append(f"{where}: exercise {label!r} is not worked 'in pairs'")
+        if label not in in_fifty and "not in the 50-minute plan" not in text:
+            found.append(f"{where}: exercise {label!r} is not in the 50-minute plan, and its item does not say so")
+    pairs = [text for _, _, text in plan.items if "in pairs" in text]
+    if len(pairs) > 1:
+        found.append(f"{where}: {len(pairs)} items work in pairs, not one")
+    if fifty is not None:
+        own = {label for _, labels, _ in plan.items for label in labels if label in tree}
+        theirs = {label for _, labels, _ in fifty.items for label in labels if label in tree}
+        if own != theirs:
+            found.append(f"{where}: its sections differ from the 50-minute plan's: "
+                         f"{sorted(own ^ theirs)}")
+    split, said = two_sessions(plan), TWO.search(block)
+    if split is None:
+        if "no split into two 50-minute sessions fits" not in block:
+            found.append(f"{where}: no split into two 50-minute sessions fits, and the page does not say so")
+    elif said is None:
+        found.append(f"{where}: no '**Two 50-minute sessions.** Items 1 to k (N min), then items ...' line "
+                     f"(the plan splits as items 1 to {split[0]} ({split[1]} min), then {split[0] + 1} to "
+                     f"{len(_taught(plan))} ({split[2]} min))")
+    else:
+        k, first, last, n, second = (int(g) for g in said.groups())
+        total = [m for m, _, _ in _taught(plan)]
+        if (last != k + 1 or n != len(total) or first != sum(total[:k]) or second != sum(total[k:])
+                or first > 50 or second > 50):
+            found.append(f"{where}: the page's two sessions (items 1 to {k}, {first} min; {last} to {n}, "
+                         f"{second} min) are not the plan's, which splits as items 1 to {split[0]} "
+                         f"({split[1]} min), then {split[0] + 1} to {len(total)} ({split[2]} min)")
+    return found
+
+
 def teaching_sections(text: str | None = None) -> dict[str, str]:
     """The teaching page's sections, keyed by the chapter their heading links with {doc}."""
     text = (ROOT / "book" / "teaching.md").read_text() if text is None else text
@@ -266,6 +335,31 @@ def _subtree(tree: dict[str, Section], label: str, attr: str, named: set[str]) -
                                             for child in tree[label].children if child not in named)
 
 
+def reading_alone(plan: Plan, tree: dict[str, Section]) -> tuple[int, int, int]:
+    """The words and outputs a plan sets as reading, and the minutes a student takes over them alone."""
+    named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+    words = sum(_subtree(tree, label, "own_words", named) for label in plan.reading if label in tree)
+    outputs = sum(_subtree(tree, label, "own_cells", named) for label in plan.reading if label in tree)
+    return words, outputs, -(-words // READING_WORDS_PER_MINUTE) + MINUTES_PER_CELL * outputs
+
+
+READING_RANGE = re.compile(r"from (\d+) to (\d+)\s+minutes\s+of\s+reading\s+alone")
+
+
+def page_problems(text: str | None = None) -> list[str]:
+    """What the page says of all plans at once: the range of the 50-minute plans' reading, in minutes."""
+    text = (ROOT / "book" / "teaching.md").read_text() if text is None else text
+    minutes = [reading_alone(plan, sections(chapter))[2] for chapter, block in teaching_sections(text).items()
+               for session, plan in plans(block).items() if session == 50 and plan.reading]
+    said = READING_RANGE.search(text)
+    if said is None:
+        return ["the page does not say 'from N to M minutes of reading alone'"]
+    if (int(said.group(1)), int(said.group(2))) != (min(minutes), max(minutes)):
+        return [f"the page says {said.group(0)!r}; the 50-minute plans' reading takes from {min(minutes)} "
+                f"to {max(minutes)} minutes"]
+    return []
+
+
 def main() -> int:
     bad = []
     for chapter, block in teaching_sections().items():
@@ -280,16 +374,17 @@ def main() -> int:
                 print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs {n_ex} ex "
                       f"(floor {PACE[session] * floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
             if plan.reading:
-                named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
-                words = sum(_subtree(tree, label, "own_words", named) for label in plan.reading if label in tree)
-                outputs = sum(_subtree(tree, label, "own_cells", named) for label in plan.reading if label in tree)
-                alone = -(-words // READING_WORDS_PER_MINUTE) + MINUTES_PER_CELL * outputs
+                words, outputs, alone = reading_alone(plan, tree)
                 print(f"  reading: {', '.join(plan.reading)} ({words} words, {outputs} outputs, "
                       f"about {alone} min alone)")
+            if session == DISCUSSING and (split := two_sessions(plan)):
+                print(f"  two 50-minute sessions: items 1 to {split[0]} ({split[1]} min), "
+                      f"then {split[0] + 1} to {len(_taught(plan))} ({split[2]} min)")
             if session == 50:
                 slow = discussion_minutes(plan, tree, exercise_words(chapter), exercises)
                 print(f"  at discussion pace (x{DISCUSSION_FACTOR} the floor): {slow} min of a 90-minute class")
         bad += problems(chapter, block)
+    bad += page_problems()
     print("\n".join(bad) or "every plan is sound")
     return 1 if bad else 0
 
