@@ -368,8 +368,7 @@ def _key_columns(T_space):
             candidates.append((-np.diff(values).min(), j))
     key, code = [], np.zeros(n, dtype=np.int64)
     for _, j in sorted(candidates):
-        values, inverse = np.unique(T_space[:, j], return_inverse=True)
-        cells, joined = np.unique(code * len(values) + inverse, return_inverse=True)
+        cells, joined = _split_cells(code, T_space[:, j])
         if len(cells) > budget or len(key) == T_space.shape[1] - 1:   # one column at least stays in the trees
             break
         key.append(j)
@@ -377,12 +376,18 @@ def _key_columns(T_space):
     return key
 
 
+def _split_cells(code, column):
+    """The cells (numbered from 0) of rows that share a cell of ``code`` and a value of ``column``, and each row's."""
+    values, inverse = np.unique(column, return_inverse=True)
+    cells, joined = np.unique(code * len(values) + inverse.ravel(), return_inverse=True)
+    return cells, joined.ravel()
+
+
 def _cells(T, key):
     """The distinct values of the ``key`` columns (one row per cell) and each row's cell."""
     code = np.zeros(len(T), dtype=np.int64)
     for j in key:
-        values, inverse = np.unique(T[:, j], return_inverse=True)
-        code = np.unique(code * len(values) + inverse, return_inverse=True)[1].ravel()
+        code = _split_cells(code, T[:, j])[1]
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     return T[np.ix_(first, key)], inverse.ravel()
 
