@@ -10,21 +10,24 @@ reference that gives its number meaning:
 1. **Who has recourse, at what cost?** :func:`~recourselab.counterfactuals.recourse_for_refused` on
    everyone refused in the two groups: the share for whom an actionable move that flips the model was
    found, and the mean and median cost of those moves, with the group sizes and a two-sided
-   permutation test of the mean cost gap (group labels shuffled among those with a move).
+   permutation test of the mean cost gap (group labels shuffled among those with a move); with
+   ``strata=``, the same by stratum and one stratified permutation test
+   (:func:`~recourselab.stratified.stratified_gap_test`).
 2. **Situation testing** (:func:`~recourselab.situation_testing.situation_testing`, without
    counterfactuals): the share of refused members of the audited group whose ``k`` nearest members
    of the reference group were approved more often, beside the same share with the group labels
-   shuffled (what the test flags by chance on this data).
+   shuffled (what the test flags by chance on this data) and a one-sided p.
 3. **The recourse fairness ratio** ρ of the refused with a move found
-   (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups), beside its
-   shuffled-label distribution: the ratio of the same costs' means as lens 1, not a separate test.
+   (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups): the ratio of the
+   same costs' means as lens 1, a description with no test of its own.
 
 Lenses that need more than a classifier say so in the report and are not run: explanation
 consistency needs a differentiable model (``recourselab.explanation_consistency``), counterfactual
 situation testing a structural causal model, robust recourse a budget and a utility.
 
 :class:`AuditReport` keeps every number (``to_dict``, ``to_json``, ``from_json``) with the run's
-metadata (package version, a hash of the data, the specs, the seeds, the time) and writes the HTML
+metadata (package version, a hash of the data, the specs, the seeds, the time) and the list of its
+tests with their Bonferroni line (``tests``), and writes the HTML
 page (``to_html``; its figures need the ``book`` extra, matplotlib).
 """
 
@@ -267,9 +270,8 @@ def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):
                         "p_shuffled": p, "k": k, "n_shuffles": len(null)},
             "reading": reading,
             "limits": ("Neighbours are found on the encoded features with the protected attribute left out, but "
-                       "not its proxies: a column that encodes it (e.g. a household role) keeps a person's "
-                       "neighbours within their own group; drop such a column from the distance or stratify by "
-                       "it. The shuffled reference breaks every link between the group and the other columns, so "
+                       "not its proxies: a column that encodes it (e.g. a household role saying husband or wife) "
+                       "stays in the distance; drop such a column from the distance or stratify by it. The shuffled reference breaks every link between the group and the other columns, so "
                        "it is the chance level of a world where the group is unrelated to the data. A flag is a "
                        "lead for a human review, not a finding of discrimination."),
             "table": []}
