@@ -10,21 +10,24 @@ reference that gives its number meaning:
 1. **Who has recourse, at what cost?** :func:`~recourselab.counterfactuals.recourse_for_refused` on
    everyone refused in the two groups: the share for whom an actionable move that flips the model was
    found, and the mean and median cost of those moves, with the group sizes and a two-sided
-   permutation test of the mean cost gap (group labels shuffled among those with a move).
+   permutation test of the mean cost gap (group labels shuffled among those with a move); with
+   ``strata=``, the same by stratum and one stratified permutation test
+   (:func:`~recourselab.stratified.stratified_gap_test`).
 2. **Situation testing** (:func:`~recourselab.situation_testing.situation_testing`, without
    counterfactuals): the share of refused members of the audited group whose ``k`` nearest members
    of the reference group were approved more often, beside the same share with the group labels
-   shuffled (what the test flags by chance on this data).
+   shuffled (what the test flags by chance on this data) and a one-sided p.
 3. **The recourse fairness ratio** ρ of the refused with a move found
-   (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups), beside its
-   shuffled-label distribution: the ratio of the same costs' means as lens 1, not a separate test.
+   (:func:`~recourselab.fair_ranking.recourse_fairness_ratio` on the two groups): the ratio of the
+   same costs' means as lens 1, a description with no test of its own.
 
 Lenses that need more than a classifier say so in the report and are not run: explanation
 consistency needs a differentiable model (``recourselab.explanation_consistency``), counterfactual
 situation testing a structural causal model, robust recourse a budget and a utility.
 
 :class:`AuditReport` keeps every number (``to_dict``, ``to_json``, ``from_json``) with the run's
-metadata (package version, a hash of the data, the specs, the seeds, the time) and writes the HTML
+metadata (package version, a hash of the data, the specs, the seeds, the time) and the list of its
+tests with their Bonferroni line (``tests``), and writes the HTML
 page (``to_html``; its figures need the ``book`` extra, matplotlib).
 """
 
@@ -50,6 +53,7 @@ from .counterfactuals.batch import BatchRecourse, _check_frame, _raw_model, reco
 from .fair_ranking import recourse_fairness_ratio
 from .features import check_encoder, features_to_frame
 from .situation_testing import situation_testing
+from .stratified import shuffled_st_shares, stratified_gap_test
 
 __all__ = ["AuditReport", "audit_model"]
 
@@ -82,15 +86,19 @@ class AuditReport:
         groups, seeds, start time and seconds.
     not_run : dict
         Lenses that do not apply to a bare classifier, with the reason.
+    tests : dict
+        The report's tests (``tests``: name, sides and p of each), the Bonferroni line for them at 5%
+        (``bonferroni``) and a sentence saying so (``line``).
     """
 
     sections: list
     metadata: dict
     not_run: dict = field(default_factory=lambda: dict(NOT_RUN))
+    tests: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """Everything in the report as plain Python values (what ``to_json`` writes)."""
-        return {"metadata": self.metadata, "sections": self.sections, "not_run": self.not_run}
+        return {"metadata": self.metadata, "sections": self.sections, "not_run": self.not_run, "tests": self.tests}
 
     def to_json(self, path) -> Path:
         """Write the report's numbers and metadata to ``path`` (UTF-8 JSON); returns the path."""
@@ -102,7 +110,7 @@ class AuditReport:
     def from_json(cls, path) -> "AuditReport":
         """Read a report written by :meth:`to_json`."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(data["sections"], data["metadata"], data["not_run"])
+        return cls(data["sections"], data["metadata"], data["not_run"], data.get("tests", {}))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per lens: its question and its reading."""
@@ -174,7 +182,8 @@ def _shuffled(values, labels, n, rng, statistic):
     return np.array([statistic(values, rng.permutation(labels)) for _ in range(n)])
 
 
-def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng):
+def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, strata=None, strata_name=None,
+                   rng_strata=None):
     s = result.summary
     found = s["found"].to_numpy() & (s["method"] != "already favourable").to_numpy()
     rows = []
@@ -203,66 +212,90 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng):
                f"{observed:+.3f}; with the group labels shuffled among those with a move, a gap this large or "
                f"larger either way in {int(round(p * (len(null) + 1))) - 1} of {len(null)} shuffles, two-sided "
                f"p = {p:.3f}); median cost {g['median cost']:.3f} against {r['median cost']:.3f}.")
-    return {"lens": "1. recourse for the refused",
-            "question": "Can the refused change what they may change and be approved, and at what cost, by group?",
-            "numbers": {"mean_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
-                        "median_cost_gap": (g["median cost"] - r["median cost"]),
-                        "found_share": float(found.mean()) if len(found) else float("nan")},
-            "reading": reading,
-            "limits": ("The moves come from observed people and a bounded search, so a cost is an upper bound and "
-                       "'not found' means none found, not none possible. Costs follow the specs' weights. The gap "
-                       "tested is of the means; the medians are shown as a description (lumpy costs make a median "
-                       "gap a poor test)."),
-            "table": rows}
+    section = {"lens": "1. recourse for the refused",
+               "question": "Can the refused change what they may change and be approved, and at what cost, by group?",
+               "numbers": {"mean_cost_gap": observed, "p_shuffled": p, "n_shuffles": len(null),
+                           "median_cost_gap": (g["median cost"] - r["median cost"]),
+                           "found_share": float(found.mean()) if len(found) else float("nan")},
+               "reading": reading,
+               "limits": ("The moves come from observed people and a bounded search, so a cost is an upper bound and "
+                          "'not found' means none found, not none possible. Costs follow the specs' weights. The gap "
+                          "tested is of the means; the medians are shown as a description (lumpy costs make a median "
+                          "gap a poor test)."),
+               "table": rows}
+    if strata is None:
+        return section
+    table = []
+    for stratum in sorted(pd.unique(strata), key=str):
+        for g in (group, reference):
+            mine = (strata == stratum) & (groups_refused == g)
+            cost_s = s.loc[mine & found, "cost"]
+            table.append({"stratum": plain(stratum), "group": plain(g), "refused": int(mine.sum()),
+                          "with recourse": int((mine & found).sum()),
+                          "share": float((mine & found).sum() / mine.sum()) if mine.sum() else float("nan"),
+                          "mean cost": float(cost_s.mean()) if len(cost_s) else float("nan")})
+    test = stratified_gap_test(cost, labels, strata[found], group=group, reference=reference,
+                               n_shuffles=n_shuffles, random_state=rng_strata)
+    larger = int(round(test["p"] * (test["n_shuffles"] + 1))) - 1
+    section["reading"] += (f" Within {strata_name} (like with like), the within-stratum gaps weighted by the "
+                           f"strata's sizes give {test['gap']:+.3f} ({test['gap'] / observed:.0%} of the overall "
+                           f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
+                           f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
+    section["numbers"].update({"stratified_gap": test["gap"], "p_stratified": test["p"],
+                               "strata_left_out": test["strata_left_out"]})
+    section["strata"] = {"column": strata_name, "table": table, "gaps": test["strata"]}
+    return section
 
 
 def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):
     keep = is_g | is_r
-
-    def flagged_share(prot):
-        res = situation_testing(Z[keep], prot, decisions[keep], k=k, reference=~prot, n_jobs=n_jobs)
-        mine = refused[keep][prot]
-        return float(res["significant"].to_numpy()[mine].mean()) if mine.any() else float("nan")
-
     prot = is_g[keep]
-    observed = flagged_share(prot)
-    null = np.array([flagged_share(rng.permutation(prot)) for _ in range(n_shuffles)])
+    res = situation_testing(Z[keep], prot, decisions[keep], k=k, reference=~prot, n_jobs=n_jobs)
+    mine = refused[keep][prot]
+    observed = float(res["significant"].to_numpy()[mine].mean()) if mine.any() else float("nan")
+    # the distance leaves the labels out: one neighbour ordering serves every shuffle (same shares as rerunning)
+    null = shuffled_st_shares(Z[keep], prot, decisions[keep], k=k, n_shuffles=n_shuffles, random_state=rng)
+    null = null[np.isfinite(null)]
+    high = int(np.sum(null >= observed - 1e-12))
+    p = float((high + 1) / (len(null) + 1)) if len(null) and np.isfinite(observed) else float("nan")
     reading = (f"Situation testing flags {observed:.0%} of the refused audited group (k = {k}); with the group "
                f"labels shuffled it flags {np.nanmean(null):.0%} on average ({np.nanmin(null):.0%} to "
-               f"{np.nanmax(null):.0%} over {len(null)} shuffles): the share above that is the test's signal.")
+               f"{np.nanmax(null):.0%} over {len(null)} shuffles). A share this high or higher came up in {high} "
+               f"of {len(null)} shuffles (one-sided, p = {p:.3f}).")
     return {"lens": "2. situation testing",
             "question": ("Are refused members of the audited group treated worse than their nearest neighbours in "
                          "the reference group?"),
             "numbers": {"flagged_share": observed, "shuffled_mean": float(np.nanmean(null)),
                         "shuffled_min": float(np.nanmin(null)), "shuffled_max": float(np.nanmax(null)),
-                        "k": k, "n_shuffles": len(null)},
+                        "p_shuffled": p, "k": k, "n_shuffles": len(null)},
             "reading": reading,
-            "limits": ("Neighbours are found on the encoded features (the protected attribute left out); the test "
-                       "compares like with like only as far as the distance does, and a flag is a lead for a "
-                       "human review, not a finding of discrimination."),
+            "limits": ("Neighbours are found on the encoded features with the protected attribute left out, but "
+                       "not its proxies: a column that encodes it (e.g. a household role saying husband or wife) "
+                       "stays in the distance; drop such a column from the distance or stratify by it. The "
+                       "shuffled reference breaks every link between the group and the other columns, so it is "
+                       "the chance level of a world where the group is unrelated to the data. A flag is a "
+                       "lead for a human review, not a finding of discrimination."),
             "table": []}
 
 
-def _rho_lens(result, groups_refused, group, reference, n_shuffles, rng):
+def _rho_lens(result, groups_refused, group, reference):
     s = result.summary
     found = s["found"].to_numpy()
     cost, labels = s.loc[found, "cost"].to_numpy(), groups_refused[found]
     two = np.isin(labels, [group, reference])
     cost, labels = cost[two], labels[two]
-    enough = len(np.unique(labels)) == 2
-    rho = recourse_fairness_ratio(cost, labels) if enough else float("nan")
-    null = _shuffled(cost, labels, n_shuffles, rng, recourse_fairness_ratio) if enough else np.array([])
-    low = float((np.sum(null <= rho + 1e-12) + 1) / (len(null) + 1)) if len(null) else float("nan")
-    reading = (f"ρ = {rho:.3f} (1: equal mean costs); with the group labels shuffled, a ρ this low or lower in "
-               f"{int(round(low * (len(null) + 1))) - 1} of {len(null)} shuffles (p = {low:.3f}).")
+    rho = recourse_fairness_ratio(cost, labels) if len(np.unique(labels)) == 2 else float("nan")
+    reading = (f"ρ = {rho:.3f} (1: equal mean costs), the smaller group mean cost over the larger: a description "
+               "of lens 1's gap, with no test of its own (read lens 1's p).")
     return {"lens": "3. the recourse fairness ratio",
             "question": ("Do the two groups carry equal mean recourse costs (the fair-ranking lesson's ρ, taken here "
                          "on the whole list of the refused with a move found)?"),
-            "numbers": {"rho": rho, "p_low": low, "n_shuffles": len(null)},
+            "numbers": {"rho": rho},
             "reading": reading,
-            "limits": ("ρ is the ratio of the same costs' means as lens 1's gap, so it is not a separate test. It "
-                       "has no direction (a fall can mean either group got cheaper) and counts only those with a "
-                       "move found; the lesson's ρ is on exact costs with prefixes and β, neither used here."),
+            "limits": ("ρ is the ratio of the same costs' means as lens 1's gap: it answers lens 1's question, and "
+                       "lens 1's p is the one to read. It has no direction (a fall can mean either group got "
+                       "cheaper) and counts only those with a move found; the lesson's ρ is on exact costs with "
+                       "prefixes and β, neither used here."),
             "table": []}
 
 
@@ -290,8 +323,8 @@ def _reuse(recourse, rows, raw_model, X, column, recourse_options):
 
 
 def audit_model(model, X, encoder, *, protected: str, group, reference=None, favourable=1, k: int = 15,
-                n_shuffles: int = 200, st_shuffles: int = 20, n_jobs: int = 1, progress: bool = True,
-                random_state: int = 0, recourse=None, **recourse_options) -> AuditReport:
+                n_shuffles: int = 200, st_shuffles: int = 200, n_jobs: int = 1, progress: bool = True,
+                random_state: int = 0, recourse=None, strata=None, **recourse_options) -> AuditReport:
     """Audit a fitted model on its own rows with every lens that applies to any classifier.
 
     Parameters
@@ -311,15 +344,21 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     k : int, default 15
         Neighbours per group in situation testing.
     n_shuffles : int, default 200
-        Label shuffles for the permutation references of lenses 1 and 3.
-    st_shuffles : int, default 20
-        Label shuffles for situation testing's chance level (each reruns the test).
+        Label shuffles for the permutation tests of lens 1 (overall and within ``strata``).
+    st_shuffles : int, default 200
+        Label shuffles for situation testing's chance level and its one-sided p (up to 4,000 audited rows one
+        neighbour ordering serves every shuffle; above, each shuffle reruns the test).
     n_jobs : int, default 1
     progress : bool, default True
     random_state : int, default 0
     recourse : BatchRecourse, optional
         A :func:`~recourselab.counterfactuals.recourse_for_refused` result on the same model and ``X``
         covering the refused of both groups (e.g. the default call), reused instead of searching again.
+    strata : str or Series, optional
+        A column of ``X``, or a Series indexed like ``X``, whose values split the refused into strata (e.g.
+        household role). Lens 1 then adds a table of shares and mean costs by stratum and group, and a
+        stratified permutation test of the mean cost gap (:func:`~recourselab.stratified.stratified_gap_test`:
+        labels shuffled within strata, the within-stratum gaps weighted by the strata's sizes).
     **recourse_options
         Passed to :func:`~recourselab.counterfactuals.recourse_for_refused` (e.g. ``n_samples``, ``keep``).
 
@@ -351,21 +390,23 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
             warnings.warn(f"only {(refused & who).sum()} refused people have {protected} = {plain(name)!r}; shares "
                           f"and medians of fewer than {SMALL_GROUP} are too noisy to read alone.", stacklevel=2)
     # one stream per lens, so that one lens's number of shuffles leaves the others' draws as they are
-    rng_cost, rng_st, rng_rho = (np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(3))
+    rng_cost, rng_st, rng_strata = (np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(3))
     sections = [_flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable)]
     rows = X.index[refused & (is_g | is_r)]
+    strata_values, strata_name = _check_strata(strata, X, rows)
     if recourse is None:
         result = recourse_for_refused(raw_model, X, encoder, rows=rows, favourable=favourable, n_jobs=n_jobs,
                                       progress=progress, random_state=seed, **recourse_options)
     else:
         result = _reuse(recourse, rows, raw_model, X, column, recourse_options)
     groups_refused = X.loc[rows, protected].to_numpy()
-    sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng_cost))
+    sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng_cost, strata_values,
+                                   strata_name, rng_strata))
     Z = encoder.transform(X)
     if protected in encoder.feature_names:
         Z = np.delete(Z, np.arange(encoder.n_columns)[encoder.slices_[protected]], axis=1)
     sections.append(_st_lens(Z, is_g, is_r, decisions, refused, k, st_shuffles, rng_st, n_jobs))
-    sections.append(_rho_lens(result, groups_refused, group, reference, n_shuffles, rng_rho))
+    sections.append(_rho_lens(result, groups_refused, group, reference))
     from . import __version__
 
     data_hash = _data_hash(X)
@@ -374,12 +415,57 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
                 "seconds": round(time.perf_counter() - start, 2), "rows": len(X), "data_sha256": data_hash,
                 "model": type(raw_model).__name__, "protected": protected, "group": plain(group),
                 "reference": plain(reference), "favourable": plain(favourable), "random_state": seed, "k": k,
-                "n_shuffles": n_shuffles, "st_shuffles": st_shuffles,
+                "n_shuffles": n_shuffles, "st_shuffles": st_shuffles, "strata": strata_name,
                 "recourse": (f"reused (computed beforehand, {recourse.seconds:.1f} s, threshold {recourse.threshold})"
                              if recourse is not None else
                              f"searched here (threshold {result.threshold}, options {recourse_options or 'defaults'})"),
                 "specs": json.loads(specs.to_json(orient="records", default_handler=str))}
-    return AuditReport(json.loads(json.dumps(sections, default=_plain_json)), metadata)
+    sections = json.loads(json.dumps(sections, default=_plain_json))
+    return AuditReport(sections, metadata, dict(NOT_RUN), _multiplicity(sections))
+
+
+def _check_strata(strata, X, rows):
+    """The strata of the audited refused rows (an array) and the strata's name, or (None, None)."""
+    if strata is None:
+        return None, None
+    if isinstance(strata, str):
+        if strata not in X:
+            raise ValueError(f"strata={strata!r} is not a column of X; give a column name or a Series indexed like X "
+                             f"(X has {list(X.columns)[:12]}).")
+        values, name = X[strata], strata
+    elif isinstance(strata, pd.Series):
+        if not strata.index.equals(X.index):
+            raise ValueError("strata is a Series whose index differs from X's; give one stratum per row of X, "
+                             "indexed like X (e.g. X['relationship'].isin(['Husband', 'Wife'])).")
+        values, name = strata, str(strata.name) if strata.name is not None else "strata"
+    else:
+        raise TypeError(f"strata must be a column name or a pandas Series indexed like X, got "
+                        f"{type(strata).__name__}.")
+    values = values.loc[rows]
+    if values.isna().any():
+        raise ValueError(f"strata has {int(values.isna().sum())} missing values among the refused audited rows; "
+                         "fill them (e.g. with 'unknown') so that every refused person has a stratum.")
+    return values.to_numpy(dtype=object), name
+
+
+def _multiplicity(sections) -> dict:
+    """The report's tests, their sides and p values, and the Bonferroni line for all of them at 5%."""
+    found = []
+    for s in sections:
+        n = s["numbers"]
+        if "p_shuffled" in n and s["lens"].startswith("1."):
+            found.append({"test": "lens 1, mean cost gap (permutation)", "sides": "two-sided", "p": n["p_shuffled"]})
+        if "p_stratified" in n:
+            found.append({"test": f"lens 1, mean cost gap within {s['strata']['column']} (stratified permutation)",
+                          "sides": "two-sided", "p": n["p_stratified"]})
+        if "p_shuffled" in n and s["lens"].startswith("2."):
+            found.append({"test": "lens 2, share flagged by situation testing (permutation)", "sides": "one-sided",
+                          "p": n["p_shuffled"]})
+    line = 0.05 / len(found) if found else float("nan")
+    text = (f"This report runs {len(found)} tests on one sample: "
+            + "; ".join(f"{t['test']}, {t['sides']} p = {t['p']:.3f}" for t in found)
+            + f". The Bonferroni line for all {len(found)} at 5% is {line:.3f}; ρ and the shares carry no test.")
+    return {"tests": found, "bonferroni": line, "line": text}
 
 
 def _data_hash(X: pd.DataFrame) -> str:
@@ -434,14 +520,16 @@ def _page(report: AuditReport, figures: bool) -> str:
     for s in report.sections:
         parts.append(f"<h2>{e(s['lens'])}</h2><p><strong>{e(s['question'])}</strong></p><p>{e(s['reading'])}</p>")
         if s["table"]:
-            head = "".join(f"<th>{e(str(c))}</th>" for c in s["table"][0])
-            body = "".join("<tr>" + "".join(f"<td>{e(_cell(v))}</td>" for v in row.values()) + "</tr>"
-                           for row in s["table"])
-            parts.append(f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>")
+            parts.append(_html_table(s["table"]))
         if figures and s["table"]:
             alt = f"{s['lens']}: share with a move found and mean cost by group"
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
+        if s.get("strata"):
+            parts.append(f"<p>By {e(str(s['strata']['column']))} (like with like):</p>"
+                         + _html_table(s["strata"]["table"]))
         parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
+    if report.tests:
+        parts.append(f"<h2>Tests and multiplicity</h2><p>{e(report.tests['line'])}</p>")
     parts.append("<h2>Lenses not run</h2><ul>" + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in
                                                           report.not_run.items()) + "</ul>")
     specs = m.get("specs") or []
@@ -455,6 +543,13 @@ def _page(report: AuditReport, figures: bool) -> str:
     parts.append("<h2>Settings</h2><p class='meta'>" + e(", ".join(f"{k} = {v}" for k, v in settings.items()))
                  + "</p></body></html>")
     return "\n".join(parts)
+
+
+def _html_table(records) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(str(c))}</th>" for c in records[0])
+    body = "".join("<tr>" + "".join(f"<td>{e(_cell(v))}</td>" for v in row.values()) + "</tr>" for row in records)
+    return f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>"
 
 
 def _cell(value) -> str:

@@ -157,3 +157,104 @@ def test_each_lens_draws_its_own_shuffles(audited):
                        progress=False, n_samples=200)
     assert more.sections[2]["numbers"] == report.sections[2]["numbers"]
     assert more.sections[1]["numbers"]["n_shuffles"] == 80 != report.sections[1]["numbers"]["n_shuffles"]
+
+
+# ------------------------------------------------------------------ r45: ST's p, ρ without a p, strata
+def test_shared_neighbour_orderings_flag_exactly_who_rerunning_situation_testing_flags():
+    """Situation testing's shuffles reuse one neighbour ordering: same flags as a fresh call per shuffle."""
+    from recourselab.situation_testing import situation_testing
+    from recourselab.stratified import _flags, _st_orderings, shuffled_st_shares
+
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        n = 90
+        Z = np.column_stack([rng.integers(0, 4, n), rng.random(n).round(1), rng.integers(0, 2, n)]).astype(float)
+        protected, decisions = rng.random(n) < 0.4, (rng.random(n) < 0.5).astype(int)
+        order = _st_orderings(Z)
+        draws, expected = np.random.default_rng(seed), []
+        for _ in range(8):
+            prot = draws.permutation(protected)
+            fresh = situation_testing(Z, prot, decisions, k=4, reference=~prot)["significant"].to_numpy()
+            assert np.array_equal(_flags((decisions == 0)[order], prot[order], prot, 4, 0.05), fresh)
+            expected.append(fresh[decisions[prot] == 0].mean())
+        shares = shuffled_st_shares(Z, protected, decisions, k=4, n_shuffles=8,
+                                    random_state=np.random.default_rng(seed))
+        assert np.array_equal(shares, np.array(expected))
+        assert any(0 < v for v in expected)  # the data do get flags: the equality is not 0 == 0
+
+
+def test_the_stratified_gap_test_matches_every_within_stratum_relabelling():
+    import itertools
+
+    from recourselab.stratified import stratified_gap_test
+
+    values = np.array([1.0, 2.5, 0.5, 3.0, 4.0, 0.2, 1.1, 5.0, 2.2])
+    labels = np.array(["a", "a", "b", "b", "a", "a", "b", "b", "b"])
+    strata = np.array(["x"] * 4 + ["y"] * 5)
+
+    def pooled(lab):
+        gaps, sizes = [], []
+        for s in ("x", "y"):
+            here = strata == s
+            gaps.append(values[here & (lab == "a")].mean() - values[here & (lab == "b")].mean())
+            sizes.append(here.sum())
+        return np.average(gaps, weights=sizes)
+
+    observed = pooled(labels)
+    every = []
+    for ax in itertools.combinations(range(4), 2):  # every relabelling that keeps each stratum's group counts
+        for ay in itertools.combinations(range(4, 9), 2):
+            lab = np.array(["b"] * 9, dtype=object)
+            lab[list(ax) + list(ay)] = "a"
+            every.append(pooled(lab))
+    exact = np.mean(np.abs(every) >= abs(observed) - 1e-12)
+    assert len(every) == 60 and 0.05 < exact < 0.95
+    result = stratified_gap_test(values, labels, strata, group="a", reference="b", n_shuffles=20000, random_state=1)
+    assert np.isclose(result["gap"], observed)
+    assert abs(result["p"] - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000)
+    assert [row["stratum"] for row in result["strata"]] == ["x", "y"] and result["strata_left_out"] == 0
+    # one stratum: the plain test; a stratum with one group only carries no gap
+    plain = stratified_gap_test(values, labels, group="a", reference="b", n_shuffles=10)
+    assert np.isclose(plain["gap"], values[labels == "a"].mean() - values[labels == "b"].mean())
+    lonely = stratified_gap_test(np.append(values, 9.0), np.append(labels, "a"), np.append(strata, "z"),
+                                 group="a", reference="b", n_shuffles=10)
+    assert np.isclose(lonely["gap"], observed) and lonely["strata_left_out"] == 1
+    with pytest.raises(ValueError, match="group='c' is not among the labels"):
+        stratified_gap_test(values, labels, strata, group="c", reference="b")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        stratified_gap_test(np.append(values[:-1], np.nan), labels, strata, group="a", reference="b")
+
+
+def test_strata_add_the_like_for_like_table_test_and_multiplicity_line(audited, tmp_path):
+    X, pipe, enc, report = audited
+    strata = (X["job"] == "nurse").map({True: "nurse", False: "other"}).rename("job is nurse")
+    with_strata = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=50,
+                              st_shuffles=3, progress=False, n_samples=200, strata=strata)
+    lens1 = with_strata.sections[1]
+    assert lens1["numbers"]["mean_cost_gap"] == report.sections[1]["numbers"]["mean_cost_gap"]
+    assert 0 < lens1["numbers"]["p_stratified"] <= 1 and lens1["strata"]["column"] == "job is nurse"
+    assert {(row["stratum"], row["group"]) for row in lens1["strata"]["table"]} == {
+        (s, g) for s in ("nurse", "other") for g in ("F", "M")}
+    assert sum(row["refused"] for row in lens1["strata"]["table"]) == sum(row["refused"] for row in lens1["table"])
+    tests = with_strata.tests
+    assert len(tests["tests"]) == 3 and np.isclose(tests["bonferroni"], 0.05 / 3)
+    assert [t["sides"] for t in tests["tests"]] == ["two-sided", "two-sided", "one-sided"]
+    assert len(report.tests["tests"]) == 2 and np.isclose(report.tests["bonferroni"], 0.025)
+    page = with_strata.to_html(tmp_path / "a.html").read_text()
+    assert "By job is nurse (like with like)" in page and "Tests and multiplicity" in page and "0.017" in page
+    assert AuditReport.from_json(with_strata.to_json(tmp_path / "a.json")).to_dict() == with_strata.to_dict()
+    with pytest.raises(ValueError, match="strata='role' is not a column of X"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, strata="role")
+    with pytest.raises(ValueError, match="index differs from X's"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, strata=strata.iloc[1:])
+    with pytest.raises(ValueError, match="missing values among the refused"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False,
+                    strata=strata.where(X["age"] > 30))
+
+
+def test_situation_testing_has_a_one_sided_p_and_rho_none(audited):
+    _, _, _, report = audited
+    st, rho = report.sections[2]["numbers"], report.sections[3]["numbers"]
+    assert st["p_shuffled"] >= 1 / (st["n_shuffles"] + 1) and "one-sided" in report.sections[2]["reading"]
+    assert set(rho) == {"rho"} and "p =" not in report.sections[3]["reading"]
+    assert "lens 1's p" in report.sections[3]["limits"]

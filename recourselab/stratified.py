@@ -1,0 +1,208 @@
+"""Permutation tests of a mean gap between two groups, overall or within strata, and situation testing's shuffles.
+
+:func:`stratified_gap_test` compares the mean of a value (e.g. a recourse cost) between two groups like
+with like: within each stratum (e.g. household role) the gap of the group means is taken, the pooled
+statistic is their mean weighted by the stratum's size, and its reference shuffles the group labels
+*within* each stratum, so every shuffle keeps how many of each group each stratum holds. With one
+stratum it is the ordinary two-sided permutation test of a mean gap.
+
+:func:`shuffled_st_shares` is what :func:`~recourselab.report.audit_model` uses for situation testing's
+chance level: the share of refused members of the protected group that
+:func:`~recourselab.situation_testing.situation_testing` (ST, default options) flags, for many
+relabellings of the same rows. The distance leaves the group labels out, so a relabelling only changes
+who is searched for among each person's neighbours: one ordering of every row by distance serves every
+shuffle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_int, check_seed, plain
+from .situation_testing.distance import as_frame, transform
+from .situation_testing.testing import wald_ci
+
+__all__ = ["stratified_gap_test", "shuffled_st_shares"]
+
+
+def _pooled_gap(values, labels, codes, n_strata, group, reference):
+    """Per stratum: (gap of the group means, size) where both groups are present; and the size-weighted mean."""
+    gaps, sizes = [], []
+    for s in range(n_strata):
+        here = codes == s
+        a, b = values[here & (labels == group)], values[here & (labels == reference)]
+        if len(a) and len(b):
+            gaps.append(a.mean() - b.mean())
+            sizes.append(len(a) + len(b))
+    if not gaps:
+        return float("nan"), gaps, sizes
+    return float(np.average(gaps, weights=sizes)), gaps, sizes
+
+
+def stratified_gap_test(values, labels, strata=None, *, group, reference, n_shuffles: int = 2000,
+                        random_state: int = 0) -> dict:
+    """Two-sided permutation test of the gap of two groups' means, with labels shuffled within strata.
+
+    The statistic is :math:`T = \\sum_s w_s (\\bar v_{s,\\mathrm{group}} - \\bar v_{s,\\mathrm{reference}})`,
+    the within-stratum gaps weighted by :math:`w_s = n_s / \\sum n`, where :math:`n_s` counts the stratum's
+    members of the two groups; strata holding only one of the two groups carry no gap and are left out
+    (their count is returned). The p value is :math:`(1 + \\#\\{|T^*| \\ge |T|\\}) / (1 + \\text{shuffles})`.
+
+    Parameters
+    ----------
+    values : array of float, shape (n,)
+        Finite values (e.g. the costs of the moves found).
+    labels : array, shape (n,)
+        Each value's group; values of neither ``group`` nor ``reference`` are left out.
+    strata : array, shape (n,), optional
+        Each value's stratum (any hashable labels, no missing value). None: one stratum (the plain test).
+    group, reference : label
+        The two groups compared; the gap is ``group`` minus ``reference``.
+    n_shuffles : int, default 2000
+    random_state : int or numpy Generator, default 0
+
+    Returns
+    -------
+    dict
+        ``gap`` (pooled), ``p`` (two-sided), ``n_shuffles``, ``strata`` (per stratum kept: ``stratum``,
+        ``n_group``, ``n_reference``, ``gap``, ``weight``) and ``strata_left_out``.
+
+    Examples
+    --------
+    >>> r = stratified_gap_test([1., 2., 3., 4.], ["a", "b", "a", "b"], ["x", "x", "y", "y"], group="a",
+    ...                         reference="b", n_shuffles=99)
+    >>> r["gap"], len(r["strata"])
+    (-1.0, 2)
+    """
+    values = np.asarray(values, dtype=float)
+    labels = np.asarray(labels, dtype=object)
+    if values.ndim != 1 or labels.shape != values.shape:
+        raise ValueError(f"values and labels must be 1-d of one length, got shapes {values.shape} and "
+                         f"{labels.shape}; give one label per value.")
+    if not np.isfinite(values).all():
+        raise ValueError("values holds NaN or infinite entries; keep only the finite ones (e.g. the costs of the "
+                         "moves found) and the labels beside them.")
+    if strata is None:
+        strata = np.zeros(len(values), dtype=np.int64)
+    strata = pd.Series(np.asarray(strata, dtype=object))
+    if len(strata) != len(values) or strata.isna().any():
+        raise ValueError(f"strata must give one stratum per value ({len(values)}) with none missing, got "
+                         f"{len(strata)} entries, {int(strata.isna().sum())} missing; fill or drop them first.")
+    present = set(pd.unique(labels))
+    for name, value in (("group", group), ("reference", reference)):
+        if value not in present:
+            raise ValueError(f"{name}={plain(value)!r} is not among the labels {sorted(map(str, present))}; "
+                             "name a label that occurs.")
+    if group == reference:
+        raise ValueError(f"group and reference are both {plain(group)!r}; name two different labels.")
+    n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=1)
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(
+        check_seed(random_state, "random_state"))
+    two = np.isin(labels, [group, reference])
+    values, labels = values[two], labels[two]
+    names, codes = np.unique(strata.to_numpy()[two].astype(str), return_inverse=True)
+    observed, gaps, sizes = _pooled_gap(values, labels, codes, len(names), group, reference)
+    blocks = [np.flatnonzero(codes == s) for s in range(len(names))]
+    null = np.empty(n_shuffles)
+    shuffled = labels.copy()
+    for i in range(n_shuffles):
+        for rows in blocks:
+            shuffled[rows] = labels[rows[rng.permutation(len(rows))]]
+        null[i] = _pooled_gap(values, shuffled, codes, len(names), group, reference)[0]
+    p = float((np.sum(np.abs(null) >= abs(observed) - 1e-12) + 1) / (n_shuffles + 1)) if np.isfinite(observed) \
+        else float("nan")
+    kept, table = 0, []
+    for s, name in enumerate(names):
+        here = codes == s
+        n_g, n_r = int((here & (labels == group)).sum()), int((here & (labels == reference)).sum())
+        if n_g and n_r:
+            table.append({"stratum": name, "n_group": n_g, "n_reference": n_r, "gap": float(gaps[kept]),
+                          "weight": float(sizes[kept] / sum(sizes))})
+            kept += 1
+    return {"gap": observed, "p": p, "n_shuffles": n_shuffles, "strata": table,
+            "strata_left_out": len(names) - kept}
+
+
+# ------------------------------------------------------------------ situation testing under relabellings
+_FAST_ROWS = 4000  # above this many rows the full distance ordering (rows² entries) is too large: rerun ST
+
+
+def _flags(order_refused, order_labels, labels, k, alpha):
+    """ST's flag (significant) for every row of the protected group (labels True), in row order."""
+    same = order_labels == labels[:, None]               # candidates of the row's own group (control)
+    other = ~same                                         # candidates of the other group (test)
+    in_control = same & (np.cumsum(same, axis=1) <= k)
+    in_test = other & (np.cumsum(other, axis=1) <= k)
+    neg_c = (order_refused & in_control).sum(axis=1).astype(float)[labels]
+    neg_t = (order_refused & in_test).sum(axis=1).astype(float)[labels]
+    low, _ = wald_ci(neg_c / float(k), neg_t / float(k), np.full(len(neg_c), float(k)), alpha)
+    return low > 0.0
+
+
+def _st_orderings(Z):
+    """Every row's other rows by (L1 distance of the range-normalised rows, rounded to 12 decimals; row)."""
+    T, _, _ = transform(as_frame(np.asarray(Z), "Z"), None, None, "range", "factual")
+    n = len(T)
+    dist = np.zeros((n, n))
+    for j in range(T.shape[1]):  # summed column by column, as the neighbour search does: ties fall alike
+        dist += np.abs(T[:, j, None] - T[None, :, j])
+    key = np.round(dist, 12)
+    np.fill_diagonal(key, np.inf)  # the complainant is never its own neighbour
+    return np.lexsort((np.broadcast_to(np.arange(n), (n, n)), key), axis=1)[:, :n - 1]
+
+
+def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, random_state=0,
+                       alpha: float = 0.05) -> np.ndarray:
+    """The share of refused protected rows that ST flags, for ``n_shuffles`` random relabellings of the rows.
+
+    Each shuffle permutes ``protected`` and runs k-NN situation testing (no counterfactuals, the reference
+    being every unprotected row, range-normalised L1 distance on ``Z``, ties to the lower row, τ = 0) as
+    ``situation_testing(Z, shuffled, decisions, k=k, reference=~shuffled)`` would; the result is the same
+    number (the tests check it). Up to 4,000 rows one ordering of every row's neighbours, computed once,
+    serves all shuffles; above, ST is rerun per shuffle.
+
+    Parameters
+    ----------
+    Z : array of float, shape (n, p)
+        The rows (numeric; the protected attribute left out).
+    protected : array of bool, shape (n,)
+    decisions : array of 0/1, shape (n,)
+        1 = favourable.
+    k : int
+    n_shuffles : int
+    random_state : int or numpy Generator, default 0
+        The permutations are ``random_state.permutation(protected)`` in turn.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    ndarray of float, shape (n_shuffles,)
+    """
+    from .situation_testing import situation_testing
+
+    protected = np.asarray(protected, dtype=bool)
+    decisions = np.asarray(decisions).astype(int)
+    refused = decisions == 0
+    k = check_int(k, "k", minimum=1)
+    n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=0)
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(
+        check_seed(random_state, "random_state"))
+    n = len(protected)
+    if n > _FAST_ROWS:
+        out = []
+        for _ in range(n_shuffles):
+            prot = rng.permutation(protected)
+            res = situation_testing(Z, prot, decisions, k=k, reference=~prot, alpha=alpha)
+            mine = refused[prot]
+            out.append(float(res["significant"].to_numpy()[mine].mean()) if mine.any() else float("nan"))
+        return np.array(out)
+    order = _st_orderings(Z)
+    order_refused = refused[order]
+    shares = []
+    for _ in range(n_shuffles):
+        prot = rng.permutation(protected)
+        mine = refused[prot]
+        shares.append(float(_flags(order_refused, prot[order], prot, k, alpha)[mine].mean()) if mine.any()
+                      else float("nan"))
+    return np.array(shares)
