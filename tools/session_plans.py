@@ -47,7 +47,7 @@ WORDS_PER_MINUTE = 80  # a judgement, not measured: a class reads and discusses 
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
-# a judgement, not measured: a class that discusses each result (statistics, work in pairs) takes up to this many floors
+# a judgement, not measured: a class that discusses each result (statistics, pairs) is planned at this many floors
 DISCUSSION_FACTOR = 2  # the plan: each discussing item at this many floors, not "up to"
 START_MINUTES = 3  # Binder's start and "Run all": added to the first item of a plan that runs the notebook
 SLACK = 5  # spare minutes every 50-minute session of a two-session split keeps beyond its items
