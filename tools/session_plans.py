@@ -18,9 +18,14 @@ class. A plan is sound when
   a section named inside a larger named one is counted once, by the item that names it;
 * it names only labels of its own lesson;
 * the discussing plan gives every item ``DISCUSSION_FACTOR`` times that floor, names the 50-minute plan's
-  sections and exactly one exercise, in the one item that says "in pairs", and its section carries a line
-  ``**Two 50-minute sessions.** Items 1 to k (N min), then items k+1 to n (M min)`` that adds up and fits
-  (or says that no split fits).
+  sections and exactly one exercise (not zero, not two), in the one item that says "in pairs", and its section
+  carries a line ``**Two 50-minute sessions.** Items 1 to k (N min), then items k+1 to n (M min)`` that adds up
+  and leaves ``SLACK`` minutes of each 50 spare: N and M at most 45, M counting ``START_MINUTES`` to restart
+  Binder and "Run all" (or says that no split fits);
+* a lesson with exercises has a ``**Reading check.**`` line naming the one exercise that grades what the
+  50-minute plan sets as reading, or saying "None needed";
+* a plan that runs the notebook (an item says "Run all" or "in Binder") starts it in its first item, which
+  says "Run all" and gets ``START_MINUTES`` beyond its floor for Binder's start and the run.
 
 Usage: ``.venv/bin/python tools/session_plans.py`` prints every plan's items with their minutes and the
 words they cover, and the problems found; ``tests/test_publishing.py`` requires that there be none.
@@ -28,6 +33,7 @@ words they cover, and the problems found; ``tests/test_publishing.py`` requires 
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -41,8 +47,10 @@ WORDS_PER_MINUTE = 80  # a judgement, not measured: a class reads and discusses 
 MINUTES_PER_CELL = 1  # and looks at each visible cell's output (a table, a figure) for at least this long
 READING_WORDS_PER_MINUTE = 150  # a student reading a section alone, before or after class (printed, not checked)
 MINUTES_PER_EXERCISE = 5  # and works an in-class exercise for at least this long, beyond reading its statement
-# a judgement, not measured: a class that discusses each result (statistics, work in pairs) takes up to this many floors
-DISCUSSION_FACTOR = 2
+# a judgement, not measured: a class that discusses each result (statistics, pairs) is planned at this many floors
+DISCUSSION_FACTOR = 2  # the plan: each discussing item at this many floors, not "up to"
+START_MINUTES = 3  # Binder's start and "Run all": added to the first item of a plan that runs the notebook
+SLACK = 5  # spare minutes every 50-minute session of a two-session split keeps beyond its items
 DISCUSSING = "90, discussing"  # the key of the discussion-pace plan: 90 minutes, every floor doubled
 SESSIONS = {"**50 minutes.**": 50, "**90 minutes.**": 90, "**90 minutes, discussing.**": DISCUSSING}
 LENGTH = {50: 50, 90: 90, DISCUSSING: 90}
@@ -191,6 +199,16 @@ def floor_minutes(words: int, cells: int, exercises: int = 0) -> int:
     return -(-words // WORDS_PER_MINUTE) + MINUTES_PER_CELL * cells + MINUTES_PER_EXERCISE * exercises
 
 
+def starts_notebook(plan: Plan) -> bool:
+    """Whether the plan runs the notebook: an item says "Run all" or sends the class "in Binder"."""
+    return any("Run all" in text or "in Binder" in text for _, _, text in plan.items)
+
+
+def start_minutes(plan: Plan, index: int) -> int:
+    """``START_MINUTES`` for a notebook-running plan's first item (Binder's start and "Run all"), else 0."""
+    return START_MINUTES if index == 0 and starts_notebook(plan) else 0
+
+
 def discussion_minutes(plan: Plan, tree: dict[str, Section], exercises: dict[str, int],
                        labels: set[str]) -> int:
     """The discussion-pace plan's length: ``plan``'s items, each at ``DISCUSSION_FACTOR`` times its floor
@@ -237,14 +255,18 @@ def problems(chapter: str, block: str) -> list[str]:
         for label, section in tree.items():
             if not _covered(label, tree, named):
                 found.append(f"{chapter}, {session} min: section {label!r} ({section.title!r}) is not in the plan")
+        if starts_notebook(plan) and "Run all" not in plan.items[0][2]:
+            found.append(f"{chapter}, {session} min: the plan runs the notebook, but its first item does not "
+                         f"start Binder and 'Run all'")
         covered = covered_words(plan, tree, exercise_words(chapter))
         cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
-        for (minutes, labels, text), words, n_cells in zip(plan.items, covered, cells, strict=True):
+        for i, ((minutes, labels, text), words, n_cells) in enumerate(zip(plan.items, covered, cells, strict=True)):
             n_ex = sum(label in exercises for label in labels)
-            least = PACE[session] * floor_minutes(words, n_cells, n_ex)
+            least = PACE[session] * floor_minutes(words, n_cells, n_ex) + start_minutes(plan, i)
             if minutes < least:
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose, {n_cells} "
                              f"outputs and {n_ex} exercises (at least {least} min): {text[:70]}...")
+    found += _reading_check_problems(chapter, block, exercises, plan_by_session.get(50))
     if 50 in plan_by_session and plan_by_session[50].items:
         slow = discussion_minutes(plan_by_session[50], tree, exercise_words(chapter), exercises)
         spare = 90 - DISCUSSION_FACTOR * (MINUTES_PER_EXERCISE + 1)  # one short exercise at that pace still fits
@@ -254,17 +276,54 @@ def problems(chapter: str, block: str) -> list[str]:
     return found
 
 
+READING_CHECK = re.compile(r"^\*\*Reading check\.\*\*(.*)$", flags=re.M)
+
+
+def _reading_check_problems(chapter: str, block: str, exercises: set[str], fifty: Plan | None) -> list[str]:
+    """A lesson with exercises has a '**Reading check.**' line: 'None needed' (its plans teach its real data in
+    class), or exactly one of its exercises, graded on what the 50-minute plan sets as reading."""
+    if not exercises:
+        return []
+    said = READING_CHECK.search(block)
+    if said is None:
+        return [f"{chapter}: no '**Reading check.**' line"]
+    if "None needed" in said.group(1):
+        return []
+    named = [label for label in REF.findall(said.group(1)) if label in exercises]
+    if len(named) != 1:
+        return [f"{chapter}: the reading check names {len(named)} exercises of the lesson, not one"]
+    if fifty is None or not fifty.reading:
+        return [f"{chapter}: a reading check, but the 50-minute plan sets no reading"]
+    return []
+
+
 def two_sessions(plan: Plan) -> tuple[int, int, int] | None:
     """Where the discussing plan splits into two 50-minute sessions: (items in session 1, its minutes, the
-    second's minutes), the first session as full as fits; None when no split leaves both within 50. The
+    second's minutes), the first session as full as fits; None when no split leaves both within
+    ``50 - SLACK``. The second's minutes count ``START_MINUTES`` to restart Binder and "Run all". The
     plan's last item, when it names nothing, is the reserve (questions): it is left out and each session
     gives its spare minutes to questions."""
-    minutes = [m for m, _, _ in _taught(plan)]
+    minutes, cap = [m for m, _, _ in _taught(plan)], 50 - SLACK
     for k in range(len(minutes) - 1, 0, -1):
-        first, second = sum(minutes[:k]), sum(minutes[k:])
-        if first <= 50 and second <= 50:
+        first, second = sum(minutes[:k]), START_MINUTES + sum(minutes[k:])
+        if first <= cap and second <= cap:
             return k, first, second
     return None
+
+
+def sessions_split(plan: Plan, count: int) -> list[tuple[int, int, int]] | None:
+    """The discussing plan's items in ``count`` 50-minute sessions: per session (first item, last item, its
+    minutes), numbered from 1, each within ``50 - SLACK`` (every session after the first counts
+    ``START_MINUTES`` to restart Binder and "Run all"), the earlier sessions as full as fits; None if none fits."""
+    minutes, cap = [m for m, _, _ in _taught(plan)], 50 - SLACK
+    best = None
+    for cuts in itertools.combinations(range(1, len(minutes)), count - 1):
+        bounds = (0, *cuts, len(minutes))
+        split = [(a + 1, b, sum(minutes[a:b]) + (START_MINUTES if a else 0))
+                 for a, b in itertools.pairwise(bounds)]
+        if all(m <= cap for _, _, m in split) and (best is None or cuts > best[0]):
+            best = (cuts, split)
+    return best[1] if best else None
 
 
 def _taught(plan: Plan) -> list[tuple[int, list[str], str]]:
@@ -272,6 +331,8 @@ def _taught(plan: Plan) -> list[tuple[int, list[str], str]]:
     return plan.items[:-1] if plan.items and not plan.items[-1][1] else plan.items
 
 
+THREE = re.compile(r"\*\*Three 50-minute sessions\.\*\* (Items 1 to \d+ \(\d+ min\)"
+                   r"(?:, then items \d+ to \d+ \(\d+ min\)){2})")
 TWO = re.compile(r"\*\*Two 50-minute sessions\.\*\* Items 1 to (\d+) \((\d+) min\), "
                  r"then items (\d+) to (\d+) \((\d+) min\)")
 
@@ -291,6 +352,8 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
         if label not in in_fifty and "not in the 50-minute plan" not in text:
             found.append(f"{where}: exercise {label!r} is not in the 50-minute plan, and its item does not say so")
     pairs = [text for _, _, text in plan.items if "in pairs" in text]
+    if not pairs:
+        found.append(f"{where}: no item works an exercise 'in pairs'")
     if len(pairs) > 1:
         found.append(f"{where}: {len(pairs)} items work in pairs, not one")
     if fifty is not None:
@@ -303,6 +366,11 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
     if split is None:
         if "no split into two 50-minute sessions fits" not in block:
             found.append(f"{where}: no split into two 50-minute sessions fits, and the page does not say so")
+        three, said3 = sessions_split(plan, 3), THREE.search(block)
+        want = ", then ".join(f"items {a} to {b} ({m} min)" for a, b, m in three or [])
+        if three and (said3 is None or said3.group(1) != want[0].upper() + want[1:]):
+            found.append(f"{where}: the page does not say '**Three 50-minute sessions.** "
+                         f"{want[0].upper() + want[1:]}'")
     elif said is None:
         found.append(f"{where}: no '**Two 50-minute sessions.** Items 1 to k (N min), then items ...' line "
                      f"(the plan splits as items 1 to {split[0]} ({split[1]} min), then {split[0] + 1} to "
@@ -310,8 +378,8 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
     else:
         k, first, last, n, second = (int(g) for g in said.groups())
         total = [m for m, _, _ in _taught(plan)]
-        if (last != k + 1 or n != len(total) or first != sum(total[:k]) or second != sum(total[k:])
-                or first > 50 or second > 50):
+        if (last != k + 1 or n != len(total) or first != sum(total[:k])
+                or second != START_MINUTES + sum(total[k:]) or max(first, second) > 50 - SLACK):
             found.append(f"{where}: the page's two sessions (items 1 to {k}, {first} min; {last} to {n}, "
                          f"{second} min) are not the plan's, which splits as items 1 to {split[0]} "
                          f"({split[1]} min), then {split[0] + 1} to {len(total)} ({split[2]} min)")
@@ -368,18 +436,20 @@ def main() -> int:
             print(f"{chapter}, {session} min")
             covered = covered_words(plan, tree, exercise_words(chapter))
             cells = covered_words(plan, tree, exercise_words(chapter), attr="own_cells")
-            exercises = exercise_labels(chapter)
+            exercises, printed = exercise_labels(chapter), []
             for (minutes, labels, _), words, n in zip(plan.items, covered, cells, strict=True):
                 n_ex = sum(label in exercises for label in labels)
+                least = PACE[session] * floor_minutes(words, n, n_ex) + start_minutes(plan, len(printed))
+                printed.append(least)
                 print(f"  {minutes:3d} min  {words:5d} words {n:2d} outputs {n_ex} ex "
-                      f"(floor {PACE[session] * floor_minutes(words, n, n_ex):2d})  {', '.join(labels)}")
+                      f"(floor {least:2d})  {', '.join(labels)}")
             if plan.reading:
                 words, outputs, alone = reading_alone(plan, tree)
                 print(f"  reading: {', '.join(plan.reading)} ({words} words, {outputs} outputs, "
                       f"about {alone} min alone)")
-            if session == DISCUSSING and (split := two_sessions(plan)):
-                print(f"  two 50-minute sessions: items 1 to {split[0]} ({split[1]} min), "
-                      f"then {split[0] + 1} to {len(_taught(plan))} ({split[2]} min)")
+            if session == DISCUSSING and (split := sessions_split(plan, 2) or sessions_split(plan, 3)):
+                print(f"  {len(split)} 50-minute sessions (each after the first with {START_MINUTES} min to "
+                      f"restart): " + ", then ".join(f"items {a} to {b} ({m} min)" for a, b, m in split))
             if session == 50:
                 slow = discussion_minutes(plan, tree, exercise_words(chapter), exercises)
                 print(f"  at discussion pace (x{DISCUSSION_FACTOR} the floor): {slow} min of a 90-minute class")
