@@ -580,3 +580,19 @@ def test_a_student_build_keeps_the_exercises_and_loses_every_solution(tmp_path):
         assert gone not in notebook, gone
 
 
+
+
+def test_a_three_session_split_names_single_items_as_item_k():
+    """Where no two sessions fit, the page's three-session line names a one-item session 'item k', not
+    'items k to k', and the checker reads that form."""
+    plan = ("**90 minutes, discussing.**\n- 40 min: {ref}`rank-toy`.\n- 30 min: {ref}`rank-beta` in pairs.\n"
+            "- 30 min: {ref}`rank-method`.\n\n")
+    parsed = session_plans.plans(plan)[session_plans.DISCUSSING]
+    assert session_plans.two_sessions(parsed) is None
+    assert session_plans.sessions_split(parsed, 3) == [(1, 1, 40), (2, 2, 33), (3, 3, 33)]
+    said = plan + ("**Three 50-minute sessions.** Item 1 (40 min), then item 2 (33 min), then item 3 (33 min): "
+                   "no split into two 50-minute sessions fits.\n")
+    assert "Three 50-minute sessions" not in "\n".join(session_plans.problems("fair_ranking", said))
+    old = said.replace("then item 3 (33 min)", "then items 3 to 3 (33 min)")
+    assert "the page does not say '**Three 50-minute sessions.** Item 1 (40 min), then item 2 (33 min), then " \
+           "item 3 (33 min)'" in "\n".join(session_plans.problems("fair_ranking", old))

@@ -331,8 +331,8 @@ def _taught(plan: Plan) -> list[tuple[int, list[str], str]]:
     return plan.items[:-1] if plan.items and not plan.items[-1][1] else plan.items
 
 
-THREE = re.compile(r"\*\*Three 50-minute sessions\.\*\* (Items 1 to \d+ \(\d+ min\)"
-                   r"(?:, then items \d+ to \d+ \(\d+ min\)){2})")
+THREE = re.compile(r"\*\*Three 50-minute sessions\.\*\* ((?:Items 1 to \d+|Item 1) \(\d+ min\)"
+                   r"(?:, then (?:items \d+ to \d+|item \d+) \(\d+ min\)){2})")
 TWO = re.compile(r"\*\*Two 50-minute sessions\.\*\* Items 1 to (\d+) \((\d+) min\), "
                  r"then items (\d+) to (\d+) \((\d+) min\)")
 
@@ -367,7 +367,8 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
         if "no split into two 50-minute sessions fits" not in block:
             found.append(f"{where}: no split into two 50-minute sessions fits, and the page does not say so")
         three, said3 = sessions_split(plan, 3), THREE.search(block)
-        want = ", then ".join(f"items {a} to {b} ({m} min)" for a, b, m in three or [])
+        want = ", then ".join(f"items {a} to {b} ({m} min)" if b > a else f"item {a} ({m} min)"
+                             for a, b, m in three or [])
         if three and (said3 is None or said3.group(1) != want[0].upper() + want[1:]):
             found.append(f"{where}: the page does not say '**Three 50-minute sessions.** "
                          f"{want[0].upper() + want[1:]}'")
@@ -449,7 +450,8 @@ def main() -> int:
                       f"about {alone} min alone)")
             if session == DISCUSSING and (split := sessions_split(plan, 2) or sessions_split(plan, 3)):
                 print(f"  {len(split)} 50-minute sessions (each after the first with {START_MINUTES} min to "
-                      f"restart): " + ", then ".join(f"items {a} to {b} ({m} min)" for a, b, m in split))
+                      f"restart): " + ", then ".join(f"items {a} to {b} ({m} min)" if b > a else f"item {a} ({m} min)"
+                                                   for a, b, m in split))
             if session == 50:
                 slow = discussion_minutes(plan, tree, exercise_words(chapter), exercises)
                 print(f"  at discussion pace (x{DISCUSSION_FACTOR} the floor): {slow} min of a 90-minute class")
