@@ -346,7 +346,7 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     n_shuffles : int, default 200
         Label shuffles for the permutation tests of lens 1 (overall and within ``strata``).
     st_shuffles : int, default 200
-        Label shuffles for situation testing's chance level and its one-sided p (up to 4,000 audited rows one
+        Label shuffles for situation testing's chance level and its one-sided p (up to 2,000 audited rows one
         neighbour ordering serves every shuffle; above, each shuffle reruns the test).
     n_jobs : int, default 1
     progress : bool, default True

@@ -125,7 +125,7 @@ def stratified_gap_test(values, labels, strata=None, *, group, reference, n_shuf
 
 
 # ------------------------------------------------------------------ situation testing under relabellings
-_FAST_ROWS = 4000  # above this many rows the full distance ordering (rows² entries) is too large: rerun ST
+_FAST_ROWS = 2000  # above, each shuffle's rows² cumulative counts cost more than rerunning ST (benchmarks, part 6)
 
 
 def _flags(order_refused, order_labels, labels, k, alpha):
@@ -159,7 +159,7 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
     Each shuffle permutes ``protected`` and runs k-NN situation testing (no counterfactuals, the reference
     being every unprotected row, range-normalised L1 distance on ``Z``, ties to the lower row, τ = 0) as
     ``situation_testing(Z, shuffled, decisions, k=k, reference=~shuffled)`` would; the result is the same
-    number (the tests check it). Up to 4,000 rows one ordering of every row's neighbours, computed once,
+    number (the tests check it). Up to 2,000 rows one ordering of every row's neighbours, computed once,
     serves all shuffles; above, ST is rerun per shuffle.
 
     Parameters
@@ -181,8 +181,21 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
     """
     from .situation_testing import situation_testing
 
-    protected = np.asarray(protected, dtype=bool)
-    decisions = np.asarray(decisions).astype(int)
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or not np.isfinite(Z).all():
+        raise ValueError(f"Z must be a 2-d array of finite numbers, got shape {Z.shape}"
+                         f"{'' if Z.ndim != 2 else ' with NaN or infinite entries'}; encode and impute the rows first.")
+    protected, decisions = np.asarray(protected), np.asarray(decisions)
+    if protected.shape != (len(Z),) or decisions.shape != (len(Z),):
+        raise ValueError(f"protected and decisions must give one entry per row of Z ({len(Z)}), got shapes "
+                         f"{protected.shape} and {decisions.shape}.")
+    if protected.dtype != bool:
+        raise ValueError(f"protected must be boolean (True = the protected group), got dtype {protected.dtype}; "
+                         "pass e.g. X['sex'] == 'Female'.")
+    if not np.isin(decisions, [0, 1]).all():
+        raise ValueError(f"decisions must be 0 (refused) or 1 (favourable), got values "
+                         f"{sorted(map(str, pd.unique(decisions)))[:5]}; map the model's labels to 0/1 first.")
+    decisions = decisions.astype(int)
     refused = decisions == 0
     k = check_int(k, "k", minimum=1)
     n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=0)

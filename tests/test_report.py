@@ -258,3 +258,20 @@ def test_situation_testing_has_a_one_sided_p_and_rho_none(audited):
     assert st["p_shuffled"] >= 1 / (st["n_shuffles"] + 1) and "one-sided" in report.sections[2]["reading"]
     assert set(rho) == {"rho"} and "p =" not in report.sections[3]["reading"]
     assert "lens 1's p" in report.sections[3]["limits"]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(Z=np.array([[0.0, np.nan], [1.0, 2.0]])), "NaN or infinite"),
+    (dict(Z=np.array([[0.0, np.inf], [1.0, 2.0]])), "NaN or infinite"),
+    (dict(protected=np.array([1, 0])), "must be boolean"),
+    (dict(protected=np.array([True])), "one entry per row of Z"),
+    (dict(decisions=np.array([0.5, 1.0])), "0 (refused) or 1"),
+])
+def test_shuffled_st_shares_rejects_bad_input(bad, message):
+    from recourselab.stratified import shuffled_st_shares
+
+    args = dict(Z=np.array([[0.0, 1.0], [1.0, 2.0]]), protected=np.array([True, False]),
+                decisions=np.array([0, 1]))
+    args.update(bad)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        shuffled_st_shares(args["Z"], args["protected"], args["decisions"], k=1, n_shuffles=2)
