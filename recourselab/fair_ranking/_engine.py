@@ -16,6 +16,7 @@ from ..counterfactuals import _linear
 
 _COMBO_CACHE = 1 << 14  # attribute combinations kept in memory per problem
 _PRUNE_CACHE_M = 20  # the pruned search keeps all combinations of up to this many attributes
+_MEET_M = 26  # up to this many movable attributes a row's band is checked by meeting in the middle (2^13 sums)
 
 
 class Engine:
@@ -377,6 +378,8 @@ class Engine:
             elif keep.size < self.m:
                 chunks = self._sub_chunks(keep)
             lattice = self._lattice_band(top, c_lo, ok)
+            if lattice is not None and not self._band_reachable(row, caps, *lattice):
+                return None  # no combination lands in the band at any n: every one would be dropped below
         for K in chunks:
             nmax = np.where(K, caps[None, :], 0.0).max(axis=1)
             live = nmax >= 1
@@ -441,6 +444,52 @@ class Engine:
         if not c_lo > 0 or ok(0.0) or ok(h):
             return None
         return -h * (1 + 1e-9) * math.sqrt(self._rate_all), 0.0
+
+    def _band_reachable(self, row, caps, A, B) -> bool:
+        """Whether some combination, after some number of iterations, has its margin in ``[A, B)``.
+
+        *Why this is enough to skip the row.* A combination's margin rises with the
+        iterations, so it lands in the band at the first iteration that reaches ``A``
+        (what :meth:`_lands_in_band` asks) exactly when some iteration's margin is in
+        the band. After ``n`` iterations the margin is ``s0`` plus a subset sum of
+        ``v_j(n) = rate_j * min(n, cap_j)``; for each ``n`` the sums of the two halves of
+        the attributes are met in the middle (sorted, then one search per sum), so the
+        question costs about ``n_max * 2^(m/2)`` operations, not ``2^m`` per
+        combination. The band is widened by more than :meth:`_lands_in_band`'s own
+        allowance for rounding, so a combination that method keeps is never missed.
+        Too many attributes (over ``_MEET_M``): answered True (no pruning).
+        """
+        move = np.flatnonzero(caps >= 1)
+        if move.size == 0:
+            return False
+        if move.size > _MEET_M:
+            return True
+        s0 = float(self.margin0[row])
+        tol = 1e-9 * (1.0 + abs(s0) + float(np.abs(self.coef) @ np.abs(self.A[row])) + float(caps @ self.rate))
+        lo, hi = A - 2 * tol - s0, B + 2 * tol - s0
+        n = np.arange(1, int(caps[move].max()) + 1, dtype=float)
+        v = self.rate[move][None, :] * np.minimum(n[:, None], caps[move][None, :])  # (iterations, attributes)
+        half = move.size // 2
+
+        def subset_sums(cols):  # every subset's sum per iteration, the empty subset first
+            sums = np.zeros((len(n), 1))
+            for c in cols:
+                sums = np.concatenate([sums, sums + v[:, [c]]], axis=1)
+            return sums
+
+        left, right = subset_sums(range(half)), subset_sums(range(half, move.size))
+        right_sorted = np.sort(right, axis=1)
+        right_nonempty = np.sort(right[:, 1:], axis=1) if right.shape[1] > 1 else right[:, :0]
+        for i in range(len(n)):
+            # a nonempty left subset with any right one; or the empty left one with a nonempty right one
+            for lefts, rights in ((left[i, 1:], right_sorted[i]), (left[i, :1], right_nonempty[i])):
+                if lefts.size == 0 or rights.size == 0:
+                    continue
+                first = np.searchsorted(rights, lo - lefts, side="left")   # smallest right >= lo - left
+                if (first < rights.size).any() and (rights[np.minimum(first, rights.size - 1)] < hi - lefts)[
+                        first < rights.size].any():
+                    return True
+        return False
 
     def _lands_in_band(self, row, K, nmax, caps, A, B):
         """Combinations of ``K`` whose margin, at the first iteration that reaches ``A``, is below ``B``.

@@ -6,6 +6,7 @@ Ties are broken the same way in both: the ranking by (cost, row position), attri
 combinations by size then lexicographically, candidates in rank order, z by (cost, initial rank).
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -221,3 +222,36 @@ def test_pruned_window_search_equals_stepping_and_the_unpruned_search(inst, low,
         if slow is not None:
             assert fast[0].tolist() == plain[0].tolist() == slow[0] and fast[1] == plain[1] == slow[1]
             assert fast[2].tolist() == plain[2].tolist() and fast[3].tolist() == plain[3].tolist()
+
+
+@settings(max_examples=150)
+@given(st.integers(1, 7), st.integers(0, 2**32 - 1), st.floats(-3.0, 0.0), st.floats(0.0, 0.5))
+def test_band_check_by_meeting_in_the_middle_equals_every_combination_and_iteration(m, seed, A, width):
+    # the row-level skip of the strict-beta search: some combination K and iteration n put the margin
+    # s0 + sum_{j in K} rate_j min(n, cap_j) in [A, B), exactly when the brute force over all K and n says so
+    # (up to the rounding allowance, which only ever keeps a row)
+    rng = np.random.default_rng(seed)
+    engine = Engine.__new__(Engine)
+    engine.rate = rng.choice([0.05, 0.1, 0.25, 0.3, 1.0], size=m) * rng.integers(1, 4, size=m)
+    engine.margin0 = np.array([-rng.uniform(0.5, 6.0)])
+    engine.coef, engine.A = np.zeros(1), np.zeros((1, 1))
+    caps = rng.integers(0, 6, size=m).astype(float)
+    B = A + width
+    s0 = engine.margin0[0]
+    brute = False
+    for size in range(1, m + 1):
+        for K in itertools.combinations(range(m), size):
+            K = list(K)
+            for n in range(1, int(caps.max()) + 1 if caps.max() >= 1 else 1):
+                margin = s0 + float(np.minimum(n, caps[K]) @ engine.rate[K])
+                if caps[K].max() >= 1 and A - 1e-7 <= margin < B + 1e-7:
+                    brute = True
+    fast = engine._band_reachable(0, caps, A, B)
+    strict_brute = any(
+        caps[list(K)].max() >= 1 and A <= s0 + float(np.minimum(n, caps[list(K)]) @ engine.rate[list(K)]) < B
+        for size in range(1, m + 1) for K in itertools.combinations(range(m), size)
+        for n in range(1, int(caps.max()) + 1))
+    if strict_brute:
+        assert fast  # never a false "no": the row would be skipped wrongly
+    if fast:
+        assert brute  # a "yes" is a combination within the rounding allowance
