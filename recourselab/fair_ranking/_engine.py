@@ -17,6 +17,7 @@ from ..counterfactuals import _linear
 _COMBO_CACHE = 1 << 14  # attribute combinations kept in memory per problem
 _PRUNE_CACHE_M = 20  # the pruned search keeps all combinations of up to this many attributes
 _MEET_M = 26  # up to this many movable attributes a row's band is checked by meeting in the middle (2^13 sums)
+_MEET_MIN_M = 10  # from this many: below, the 2^m combinations' band search costs less than the check
 
 
 class Engine:
@@ -457,13 +458,14 @@ class Engine:
         question costs about ``n_max * 2^(m/2)`` operations, not ``2^m`` per
         combination. The band is widened by more than :meth:`_lands_in_band`'s own
         allowance for rounding, so a combination that method keeps is never missed.
-        Too many attributes (over ``_MEET_M``): answered True (no pruning).
+        Too few attributes (under ``_MEET_MIN_M``, where searching the combinations costs
+        less) or too many (over ``_MEET_M``): answered True (no pruning).
         """
         move = np.flatnonzero(caps >= 1)
         if move.size == 0:
             return False
-        if move.size > _MEET_M:
-            return True
+        if not _MEET_MIN_M <= move.size <= _MEET_M:
+            return True   # few attributes: the combinations' own band search is cheaper than this question
         s0 = float(self.margin0[row])
         tol = 1e-9 * (1.0 + abs(s0) + float(np.abs(self.coef) @ np.abs(self.A[row])) + float(caps @ self.rate))
         lo, hi = A - 2 * tol - s0, B + 2 * tol - s0

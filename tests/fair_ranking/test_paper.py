@@ -8,6 +8,7 @@ combinations by size then lexicographically, candidates in rank order, z by (cos
 
 import itertools
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from ranking_instances import instances, kwargs_of, model_of, relaxed_cost, with
 
 from recourselab.counterfactuals import _linear
 from recourselab.fair_ranking import (
+    _engine,
     fair_minimum_table,
     fair_rerank,
     paper,
@@ -246,7 +248,8 @@ def test_band_check_by_meeting_in_the_middle_equals_every_combination_and_iterat
                 margin = s0 + float(np.minimum(n, caps[K]) @ engine.rate[K])
                 if caps[K].max() >= 1 and A - 1e-7 <= margin < B + 1e-7:
                     brute = True
-    fast = engine._band_reachable(0, caps, A, B)
+    with mock.patch.object(_engine, "_MEET_MIN_M", 1):  # the check itself at every size (the engine: from 10)
+        fast = engine._band_reachable(0, caps, A, B)
     strict_brute = any(
         caps[list(K)].max() >= 1 and A <= s0 + float(np.minimum(n, caps[list(K)]) @ engine.rate[list(K)]) < B
         for size in range(1, m + 1) for K in itertools.combinations(range(m), size)
