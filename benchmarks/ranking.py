@@ -269,14 +269,18 @@ def bench_strict(before_cells=None):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["strict"],
-                        help="run only part 5 (strict beta on German Credit) and merge it into the saved JSON")
+    parser.add_argument("--only", choices=["strict", "block"],
+                        help="run only part 5 (strict beta on German Credit) or part 4 (RAGUEL-Block at scale) and "
+                             "merge it into the saved JSON")
     parser.add_argument("--before-cells", type=int, default=None,
                         help="time the unpruned search on this many cells only (default: all 24)")
     args = parser.parse_args()
     print(f"machine: {machine()}\n")
     if args.only == "strict":
         bench_strict(args.before_cells)
+        save_merged(results)
+    elif args.only == "block":
+        bench_block()
         save_merged(results)
     else:
         bench_raguel()
