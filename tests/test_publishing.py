@@ -285,17 +285,43 @@ def test_the_first_item_starts_binder_and_run_all_with_its_minutes():
 
 
 def test_each_lesson_names_one_reading_check():
-    """A lesson with exercises has a reading check: one exercise of its own, or 'None needed'."""
+    """A lesson with exercises has a reading check naming every section its plans leave to reading, with the
+    exercises that grade them or one question to set; 'None needed' only where the plans leave no reading."""
     for chapter, block in _teaching_sections().items():
         if session_plans.exercise_labels(chapter):
             assert session_plans.READING_CHECK.search(block), chapter
     fifty = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`.\n\nSet as reading: {ref}`rank-method`, "
              "{ref}`rank-german` and {ref}`rank-explore`.\n\n")
     assert "no '**Reading check.**' line" in "\n".join(session_plans.problems("fair_ranking", fifty))
-    two = fifty + "**Reading check.** {ref}`rank-reorder` and {ref}`rank-beta`.\n"
-    assert "names 2 exercises of the lesson, not one" in "\n".join(session_plans.problems("fair_ranking", two))
-    one = fifty + "**Reading check.** {ref}`rank-reorder`.\n"
-    assert "reading check" not in "\n".join(session_plans.problems("fair_ranking", one))
+    none = fifty + "**Reading check.** None needed: every plan teaches the waiting list in class.\n"
+    assert "says 'None needed', but the plans set ['rank-explore', 'rank-german', 'rank-method']" in \
+        "\n".join(session_plans.problems("fair_ranking", none))
+    partial = fifty + "**Reading check.** {ref}`rank-reorder` grades {ref}`rank-german`.\n"
+    found = "\n".join(session_plans.problems("fair_ranking", partial))
+    assert "does not say what grades the reading 'rank-method'" in found and "'rank-german'" not in found
+    no_question = fifty + ("**Reading check.** {ref}`rank-reorder` grades {ref}`rank-german`; no exercise "
+                           "grades {ref}`rank-method` or {ref}`rank-explore`.\n")
+    assert "'no exercise grades' without 'set one question:'" in \
+        "\n".join(session_plans.problems("fair_ranking", no_question))
+    right = no_question.replace(".\n", "; set one question: why is β a bound?\n")
+    assert "reading check" not in "\n".join(session_plans.problems("fair_ranking", right))
+    bare = ("**50 minutes.**\n- 50 min: {ref}`rank-toy`, {ref}`rank-method`, {ref}`rank-german` and "
+            "{ref}`rank-explore`.\n\n**Reading check.** None needed.\n")
+    assert "reading check" not in "\n".join(session_plans.problems("fair_ranking", bare))
+
+
+def test_every_first_item_times_the_lessons_opening():
+    """The prose above a lesson's first label (its opening question, without the objectives box and the
+    prerequisites) is counted in every plan's first item, in every lesson; a plan that leaves it untimed fails."""
+    for chapter in _teaching_sections():
+        opening = "\n".join(session_plans._opening((ROOT / "book" / f"{chapter}.md").read_text().split("\n")))
+        assert "After this lesson you can" not in opening and "**Prerequisites.**" not in opening, chapter
+    tree = session_plans.sections("five_lenses")
+    assert tree.opening_words > 80  # the question and the "Which 'sex'" caveat: more than a minute
+    bare = session_plans.plans("**50 minutes.**\n- 1 min: {ref}`lenses-planted-world`.\n")[50]
+    assert session_plans.covered_words(bare, tree, {})[0] == tree.opening_words + tree["lenses-planted-world"].own_words
+    fifty = "**50 minutes.**\n- 1 min: the question.\n- 49 min: {ref}`lenses-planted-world`.\n"
+    assert f"1 min for {tree.opening_words} words of prose" in "\n".join(session_plans.problems("five_lenses", fifty))
 
 
 def test_the_pages_reading_range_is_the_plans():

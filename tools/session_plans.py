@@ -22,8 +22,11 @@ class. A plan is sound when
   carries a line ``**Two 50-minute sessions.** Items 1 to k (N min), then items k+1 to n (M min)`` that adds up
   and leaves ``SLACK`` minutes of each 50 spare: N and M at most 45, M counting ``START_MINUTES`` to restart
   Binder and "Run all" (or says that no split fits);
-* a lesson with exercises has a ``**Reading check.**`` line naming the one exercise that grades what the
-  50-minute plan sets as reading, or saying "None needed";
+* a lesson with exercises has a ``**Reading check.**`` line that names every section the 50-minute and
+  discussing plans set as reading, with the exercises that grade them or "no exercise grades ...; set one
+  question: ..."; it says "None needed" only when those plans set no reading;
+* every plan's first item covers the lesson's opening: the prose above its first label, without the
+  learning-objectives box and the prerequisites (``Tree.opening_words``);
 * a plan that runs the notebook (an item says "Run all" or "in Binder") starts it in its first item, which
   says "Run all" and gets ``START_MINUTES`` beyond its floor for Binder's start and the run.
 
@@ -96,7 +99,16 @@ def _visible_cells(lines: list[str]) -> int:
     return count
 
 
-def sections(chapter: str) -> dict[str, Section]:
+class Tree(dict):
+    """A lesson's labelled sections by label, with the prose words and outputs above its first label (the
+    objectives, the prerequisites and, where it has no label, the opening question): every plan's first
+    item covers them."""
+
+    opening_words: int = 0
+    opening_cells: int = 0
+
+
+def sections(chapter: str) -> Tree:
     """The labelled headings of ``book/<chapter>.md`` (a ``(label)=`` line right above the heading)."""
     lines = (ROOT / "book" / f"{chapter}.md").read_text().split("\n")
     heads, fence = [], None
@@ -112,7 +124,11 @@ def sections(chapter: str) -> dict[str, Section]:
         if heading and fence is None:
             label = LABEL.match(lines[i - 1]) if i else None
             heads.append((i, len(heading.group(1)), label.group(1) if label else None, heading.group(2)))
-    found: dict[str, Section] = {}
+    found = Tree()
+    first = next((i - 1 for i, _, label, _ in heads if label is not None), len(lines))
+    body = next((i for i, line in enumerate(lines) if i and line.strip() == "---"), 0) + 1  # after front matter
+    opening = _opening(lines[body:first])
+    found.opening_words, found.opening_cells = _words(opening), _visible_cells(opening)
     stack: list[tuple[int, str | None]] = []  # (level, label) of the enclosing headings
     for k, (i, level, label, title) in enumerate(heads):
         end = heads[k + 1][0] if k + 1 < len(heads) else len(lines)
@@ -126,6 +142,23 @@ def sections(chapter: str) -> dict[str, Section]:
         if parent in found:
             found[parent].children.append(label)
     return found
+
+
+def _opening(lines: list[str]) -> list[str]:
+    """The lines above a lesson's first label without its learning-objectives box and its prerequisites
+    paragraph (read before class, not taught): its opening question where that has no label."""
+    kept, skip = [], None
+    for line in lines:
+        if skip is None and re.match(r"^`{3,}\{admonition\}", line):
+            skip = re.match(r"^`{3,}", line).group(0)
+        elif skip is None and line.startswith("**Prerequisites.**"):
+            skip = ""
+        elif skip is not None:
+            if (skip and line.strip() == skip) or (not skip and not line.strip()):
+                skip = None
+        else:
+            kept.append(line)
+    return kept
 
 
 def exercise_labels(chapter: str) -> set[str]:
@@ -191,7 +224,10 @@ def covered_words(plan: Plan, tree: dict[str, Section], exercises: dict[str, int
         return getattr(section, attr) + sum(count(child) for child in section.children if child not in named)
 
     own = (lambda label: exercises.get(label, 0)) if attr == "own_words" else (lambda label: 0)
-    return [sum(count(label) if label in tree else own(label) for label in labels) for _, labels, _ in plan.items]
+    found = [sum(count(label) if label in tree else own(label) for label in labels) for _, labels, _ in plan.items]
+    if found:  # the first item covers what stands above the lesson's first label (the opening question)
+        found[0] += getattr(tree, "opening_words" if attr == "own_words" else "opening_cells", 0)
+    return found
 
 
 def floor_minutes(words: int, cells: int, exercises: int = 0) -> int:
@@ -266,7 +302,8 @@ def problems(chapter: str, block: str) -> list[str]:
             if minutes < least:
                 found.append(f"{chapter}, {session} min: {minutes} min for {words} words of prose, {n_cells} "
                              f"outputs and {n_ex} exercises (at least {least} min): {text[:70]}...")
-    found += _reading_check_problems(chapter, block, exercises, plan_by_session.get(50))
+    found += _reading_check_problems(chapter, block, exercises, plan_by_session.get(50),
+                                    plan_by_session.get(DISCUSSING))
     if 50 in plan_by_session and plan_by_session[50].items:
         slow = discussion_minutes(plan_by_session[50], tree, exercise_words(chapter), exercises)
         spare = 90 - DISCUSSION_FACTOR * (MINUTES_PER_EXERCISE + 1)  # one short exercise at that pace still fits
@@ -279,22 +316,32 @@ def problems(chapter: str, block: str) -> list[str]:
 READING_CHECK = re.compile(r"^\*\*Reading check\.\*\*(.*)$", flags=re.M)
 
 
-def _reading_check_problems(chapter: str, block: str, exercises: set[str], fifty: Plan | None) -> list[str]:
-    """A lesson with exercises has a '**Reading check.**' line: 'None needed' (its plans teach its real data in
-    class), or exactly one of its exercises, graded on what the 50-minute plan sets as reading."""
+def _reading_check_problems(chapter: str, block: str, exercises: set[str], fifty: Plan | None,
+                            discussing: Plan | None = None) -> list[str]:
+    """A lesson with exercises has a '**Reading check.**' line. It says 'None needed' only when neither the
+    50-minute nor the discussing plan sets any reading; otherwise it names every section those plans set as
+    reading, and names the exercises that grade them or says "no exercise grades ...; set one question: ...".
+    """
     if not exercises:
         return []
     said = READING_CHECK.search(block)
     if said is None:
         return [f"{chapter}: no '**Reading check.**' line"]
-    if "None needed" in said.group(1):
-        return []
-    named = [label for label in REF.findall(said.group(1)) if label in exercises]
-    if len(named) != 1:
-        return [f"{chapter}: the reading check names {len(named)} exercises of the lesson, not one"]
-    if fifty is None or not fifty.reading:
-        return [f"{chapter}: a reading check, but the 50-minute plan sets no reading"]
-    return []
+    line = said.group(1).lower()
+    reading = [label for plan in (fifty, discussing) if plan is not None for label in plan.reading]
+    if "none needed" in line:
+        return [f"{chapter}: the reading check says 'None needed', but the plans set {sorted(set(reading))} "
+                f"as reading"] if reading else []
+    if not reading:
+        return [f"{chapter}: a reading check, but the 50-minute and discussing plans set no reading"]
+    found, named = [], set(REF.findall(said.group(1)))
+    for label in sorted(set(reading) - named):
+        found.append(f"{chapter}: the reading check does not say what grades the reading {label!r}")
+    if not named & exercises and "no exercise grades" not in line:
+        found.append(f"{chapter}: the reading check names no exercise of the lesson and no question")
+    if "no exercise grades" in line and "set one question:" not in line:
+        found.append(f"{chapter}: the reading check says 'no exercise grades' without 'set one question:'")
+    return found
 
 
 def two_sessions(plan: Plan) -> tuple[int, int, int] | None:
