@@ -2,7 +2,8 @@
 
 For seeds 0-9 of ``train_model`` on German Credit (split and model both change, and so does the waiting list of
 refused applicants), the lesson's audit: the relaxed recourse costs, RAGUEL without beta, with beta = 0.5 (the
-lesson's main run) and with beta = 0.1, RAGUEL-Block (20 blocks, tolerance 1/3) and FA*IR at the paper's alpha.
+lesson's main run) and with beta = 0.1, RAGUEL-Block (20 blocks, tolerance 1/3) and FA*IR at the paper's alpha;
+and, with the never-advised features at weight 100, RAGUEL, Block and post-processing (the report's rho rows).
 RAGUEL with beta searches a narrow cost window and can take long on some splits, which is why the pages read this
 file instead of recomputing it.
 
