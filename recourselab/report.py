@@ -237,13 +237,16 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
     test = stratified_gap_test(cost, labels, strata[found], group=group, reference=reference,
                                n_shuffles=n_shuffles, random_state=rng_strata)
     larger = int(round(test["p"] * (test["n_shuffles"] + 1))) - 1
-    section["reading"] += (f" Within {strata_name} (like with like), the within-stratum gaps weighted by the "
+    section["reading"] += (f" Within strata of {strata_name}, the within-stratum gaps weighted by the "
                            f"strata's sizes give {test['gap']:+.3f} ({test['gap'] / observed:.0%} of the overall "
                            f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
                            f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
     section["numbers"].update({"stratified_gap": test["gap"], "p_stratified": test["p"],
                                "strata_left_out": test["strata_left_out"]})
     section["strata"] = {"column": strata_name, "table": table, "gaps": test["strata"]}
+    section["limits"] += (f" The strata of {strata_name} are not like with like where they differ in a column the "
+                          "model takes (e.g. wives and husbands, whose household role is sex under another name): a "
+                          "within-stratum gap shows where a gap lies, not that it is explained.")
     return section
 
 
@@ -525,7 +528,7 @@ def _page(report: AuditReport, figures: bool) -> str:
             alt = f"{s['lens']}: share with a move found and mean cost by group"
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
         if s.get("strata"):
-            parts.append(f"<p>By {e(str(s['strata']['column']))} (like with like):</p>"
+            parts.append(f"<p>Within strata of {e(str(s['strata']['column']))}:</p>"
                          + _html_table(s["strata"]["table"]))
         parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
     if report.tests:

@@ -241,7 +241,8 @@ def test_strata_add_the_like_for_like_table_test_and_multiplicity_line(audited, 
     assert [t["sides"] for t in tests["tests"]] == ["two-sided", "two-sided", "one-sided"]
     assert len(report.tests["tests"]) == 2 and np.isclose(report.tests["bonferroni"], 0.025)
     page = with_strata.to_html(tmp_path / "a.html").read_text()
-    assert "By job is nurse (like with like)" in page and "Tests and multiplicity" in page and "0.017" in page
+    assert "Within strata of job is nurse:" in page and "like with like" not in lens1["reading"]
+    assert "are not like with like" in lens1["limits"] and "Tests and multiplicity" in page and "0.017" in page
     assert AuditReport.from_json(with_strata.to_json(tmp_path / "a.json")).to_dict() == with_strata.to_dict()
     with pytest.raises(ValueError, match="strata='role' is not a column of X"):
         audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, strata="role")
