@@ -276,3 +276,19 @@ def test_shuffled_st_shares_rejects_bad_input(bad, message):
     args.update(bad)
     with pytest.raises(ValueError, match=re.escape(message)):
         shuffled_st_shares(args["Z"], args["protected"], args["decisions"], k=1, n_shuffles=2)
+
+
+def test_exact_costs_from_exhaustive_recourse_say_so_in_the_limits(audited):
+    from recourselab.counterfactuals import exhaustive_recourse
+
+    X, pipe, enc, report = audited
+    exact = exhaustive_recourse(pipe, X, enc)
+    again = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=50, st_shuffles=3,
+                        progress=False, recourse=exact)
+    lens1 = again.sections[1]
+    assert "cheapest on that grid" in lens1["limits"] and "upper bound" not in lens1["limits"]
+    assert "upper bound" in report.sections[1]["limits"]  # the search's costs still say they are bounds
+    table = {row["group"]: row for row in lens1["table"]}
+    searched = {row["group"]: row for row in report.sections[1]["table"]}
+    for g in ("F", "M"):  # the grid finds a move for everyone the search does, and perhaps more
+        assert table[g]["with recourse"] >= searched[g]["with recourse"]
