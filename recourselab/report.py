@@ -246,6 +246,11 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
                            f"strata's sizes give {test['gap']:+.3f} ({test['gap'] / observed:.0%} of the overall "
                            f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
                            f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
+    small = [f"{row['stratum']} {row['group']!r}: {row['refused']}" for row in table
+             if 0 < row["refused"] < SMALL_GROUP]
+    if small:
+        section["reading"] += (f" Warning: fewer than {SMALL_GROUP} refused in {'; '.join(small)}; shares and means "
+                               "of so few are too noisy to read alone.")
     section["numbers"].update({"stratified_gap": test["gap"], "p_stratified": test["p"],
                                "strata_left_out": test["strata_left_out"]})
     section["strata"] = {"column": strata_name, "table": table, "gaps": test["strata"]}

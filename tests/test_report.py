@@ -242,6 +242,14 @@ def test_strata_add_the_like_for_like_table_test_and_multiplicity_line(audited, 
     assert len(report.tests["tests"]) == 2 and np.isclose(report.tests["bonferroni"], 0.025)
     page = with_strata.to_html(tmp_path / "a.html").read_text()
     assert "Within strata of job is nurse:" in page and "like with like" not in lens1["reading"]
+    assert all(row["refused"] >= 30 for row in lens1["strata"]["table"]) and "Warning" not in lens1["reading"]
+    block = pd.Series(np.where(np.arange(len(X)) < 60, "few", "many"), index=X.index, name="block")
+    few = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=20, st_shuffles=3,
+                      progress=False, n_samples=200, strata=block)
+    small = [row for row in few.sections[1]["strata"]["table"] if row["refused"] < 30]
+    assert small and all(row["stratum"] == "few" for row in small)  # a small stratum is named with its count
+    assert all(f"few {row['group']!r}: {row['refused']}" in few.sections[1]["reading"] for row in small)
+    assert "Warning: fewer than 30 refused in" in few.to_html(tmp_path / "few.html").read_text()
     assert "are not like with like" in lens1["limits"] and "Tests and multiplicity" in page and "0.017" in page
     assert AuditReport.from_json(with_strata.to_json(tmp_path / "a.json")).to_dict() == with_strata.to_dict()
     with pytest.raises(ValueError, match="strata='role' is not a column of X"):
