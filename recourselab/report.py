@@ -182,6 +182,12 @@ def _shuffled(values, labels, n, rng, statistic):
     return np.array([statistic(values, rng.permutation(labels)) for _ in range(n)])
 
 
+_EXACT = ("The moves come from scoring every advised whole-unit move (exhaustive_recourse), so a cost is the "
+          "cheapest on that grid and 'not found' means none on it. ")
+_BOUND = ("The moves come from observed people and a bounded search, so a cost is an upper bound and 'not found' "
+          "means none found, not none possible. ")
+
+
 def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, strata=None, strata_name=None,
                    rng_strata=None):
     s = result.summary
@@ -218,10 +224,9 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
                            "median_cost_gap": (g["median cost"] - r["median cost"]),
                            "found_share": float(found.mean()) if len(found) else float("nan")},
                "reading": reading,
-               "limits": ("The moves come from observed people and a bounded search, so a cost is an upper bound and "
-                          "'not found' means none found, not none possible. Costs follow the specs' weights. The gap "
-                          "tested is of the means; the medians are shown as a description (lumpy costs make a median "
-                          "gap a poor test)."),
+               "limits": (_EXACT if set(s.loc[found, "method"]) == {"exhaustive"} else _BOUND)
+                         + ("Costs follow the specs' weights. The gap tested is of the means; the medians are shown as "
+                            "a description (lumpy costs make a median gap a poor test)."),
                "table": rows}
     if strata is None:
         return section
@@ -237,13 +242,21 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
     test = stratified_gap_test(cost, labels, strata[found], group=group, reference=reference,
                                n_shuffles=n_shuffles, random_state=rng_strata)
     larger = int(round(test["p"] * (test["n_shuffles"] + 1))) - 1
-    section["reading"] += (f" Within {strata_name} (like with like), the within-stratum gaps weighted by the "
+    section["reading"] += (f" Within strata of {strata_name}, the within-stratum gaps weighted by the "
                            f"strata's sizes give {test['gap']:+.3f} ({test['gap'] / observed:.0%} of the overall "
                            f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
                            f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
+    small = [f"{row['stratum']} {row['group']!r}: {row['refused']}" for row in table
+             if 0 < row["refused"] < SMALL_GROUP]
+    if small:
+        section["reading"] += (f" Warning: fewer than {SMALL_GROUP} refused in {'; '.join(small)}; shares and means "
+                               "of so few are too noisy to read alone.")
     section["numbers"].update({"stratified_gap": test["gap"], "p_stratified": test["p"],
                                "strata_left_out": test["strata_left_out"]})
     section["strata"] = {"column": strata_name, "table": table, "gaps": test["strata"]}
+    section["limits"] += (f" The strata of {strata_name} are not like with like where they differ in a column the "
+                          "model takes (e.g. wives and husbands, whose household role is sex under another name): a "
+                          "within-stratum gap shows where a gap lies, not that it is explained.")
     return section
 
 
@@ -302,7 +315,8 @@ def _rho_lens(result, groups_refused, group, reference):
 def _reuse(recourse, rows, raw_model, X, column, recourse_options):
     """The audited rows of a ``recourse_for_refused`` result computed beforehand, checked to be about X."""
     if not isinstance(recourse, BatchRecourse):
-        raise TypeError(f"recourse must be the BatchRecourse that recourse_for_refused returned, got "
+        raise TypeError(f"recourse must be the BatchRecourse that recourse_for_refused or exhaustive_recourse "
+                        f"returned, got "
                         f"{type(recourse).__name__}.")
     if recourse_options:
         raise TypeError(f"recourse is given, so the search options {sorted(recourse_options)} would not be used; "
@@ -352,7 +366,8 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     progress : bool, default True
     random_state : int, default 0
     recourse : BatchRecourse, optional
-        A :func:`~recourselab.counterfactuals.recourse_for_refused` result on the same model and ``X``
+        A :func:`~recourselab.counterfactuals.recourse_for_refused` (or, for exact costs,
+        :func:`~recourselab.counterfactuals.exhaustive_recourse`) result on the same model and ``X``
         covering the refused of both groups (e.g. the default call), reused instead of searching again.
     strata : str or Series, optional
         A column of ``X``, or a Series indexed like ``X``, whose values split the refused into strata (e.g.
@@ -525,7 +540,7 @@ def _page(report: AuditReport, figures: bool) -> str:
             alt = f"{s['lens']}: share with a move found and mean cost by group"
             parts.append(f"<img alt='{e(alt)}' src='data:image/png;base64,{_figure(s)}'>")
         if s.get("strata"):
-            parts.append(f"<p>By {e(str(s['strata']['column']))} (like with like):</p>"
+            parts.append(f"<p>Within strata of {e(str(s['strata']['column']))}:</p>"
                          + _html_table(s["strata"]["table"]))
         parts.append(f"<p class='limits'>Limits: {e(s['limits'])}</p>")
     if report.tests:

@@ -241,7 +241,16 @@ def test_strata_add_the_like_for_like_table_test_and_multiplicity_line(audited, 
     assert [t["sides"] for t in tests["tests"]] == ["two-sided", "two-sided", "one-sided"]
     assert len(report.tests["tests"]) == 2 and np.isclose(report.tests["bonferroni"], 0.025)
     page = with_strata.to_html(tmp_path / "a.html").read_text()
-    assert "By job is nurse (like with like)" in page and "Tests and multiplicity" in page and "0.017" in page
+    assert "Within strata of job is nurse:" in page and "like with like" not in lens1["reading"]
+    assert all(row["refused"] >= 30 for row in lens1["strata"]["table"]) and "Warning" not in lens1["reading"]
+    block = pd.Series(np.where(np.arange(len(X)) < 60, "few", "many"), index=X.index, name="block")
+    few = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=20, st_shuffles=3,
+                      progress=False, n_samples=200, strata=block)
+    small = [row for row in few.sections[1]["strata"]["table"] if row["refused"] < 30]
+    assert small and all(row["stratum"] == "few" for row in small)  # a small stratum is named with its count
+    assert all(f"few {row['group']!r}: {row['refused']}" in few.sections[1]["reading"] for row in small)
+    assert "Warning: fewer than 30 refused in" in few.to_html(tmp_path / "few.html").read_text()
+    assert "are not like with like" in lens1["limits"] and "Tests and multiplicity" in page and "0.017" in page
     assert AuditReport.from_json(with_strata.to_json(tmp_path / "a.json")).to_dict() == with_strata.to_dict()
     with pytest.raises(ValueError, match="strata='role' is not a column of X"):
         audit_model(pipe, X, enc, protected="sex", group="F", reference="M", progress=False, strata="role")
@@ -275,3 +284,19 @@ def test_shuffled_st_shares_rejects_bad_input(bad, message):
     args.update(bad)
     with pytest.raises(ValueError, match=re.escape(message)):
         shuffled_st_shares(args["Z"], args["protected"], args["decisions"], k=1, n_shuffles=2)
+
+
+def test_exact_costs_from_exhaustive_recourse_say_so_in_the_limits(audited):
+    from recourselab.counterfactuals import exhaustive_recourse
+
+    X, pipe, enc, report = audited
+    exact = exhaustive_recourse(pipe, X, enc)
+    again = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", n_shuffles=50, st_shuffles=3,
+                        progress=False, recourse=exact)
+    lens1 = again.sections[1]
+    assert "cheapest on that grid" in lens1["limits"] and "upper bound" not in lens1["limits"]
+    assert "upper bound" in report.sections[1]["limits"]  # the search's costs still say they are bounds
+    table = {row["group"]: row for row in lens1["table"]}
+    searched = {row["group"]: row for row in report.sections[1]["table"]}
+    for g in ("F", "M"):  # the grid finds a move for everyone the search does, and perhaps more
+        assert table[g]["with recourse"] >= searched[g]["with recourse"]

@@ -10,11 +10,12 @@ reading (``paper``); and recourse for everyone a fitted raw-frame model refuses 
 practitioner's one call.
 """
 
-from . import batch, costs, groups, linear, nearest
+from . import batch, costs, exhaustive, groups, linear, nearest
 from .batch import *  # noqa: F401,F403
 from .costs import *  # noqa: F401,F403
+from .exhaustive import *  # noqa: F401,F403
 from .groups import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .nearest import *  # noqa: F401,F403
 
-__all__ = nearest.__all__ + groups.__all__ + linear.__all__ + costs.__all__ + batch.__all__
+__all__ = nearest.__all__ + groups.__all__ + linear.__all__ + costs.__all__ + batch.__all__ + exhaustive.__all__

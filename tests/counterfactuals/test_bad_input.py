@@ -12,6 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from recourselab.counterfactuals import (
     coverage_by_group,
     describe_changes,
+    exhaustive_recourse,
     linear_recourse,
     mad_l1_cost,
     nearest_counterfactuals,
@@ -50,6 +51,10 @@ def batch(**kw):
                                         progress=False, **kw)
 
 
+def exhaustive(**kw):
+    return lambda: exhaustive_recourse(kw.pop("model", _MODEL), kw.pop("X", FRAME), kw.pop("encoder", ENC), **kw)
+
+
 def linear(X_=X, coef=(1, 1, 1, 1), intercept=0.0, weights=1.0, **kw):
     return lambda: linear_recourse(X_, list(coef) if isinstance(coef, tuple) else coef, intercept, weights, **kw)
 
@@ -58,6 +63,12 @@ CASES = [
     # ---------------------------------------------------------------- recourse_for_refused (more in test_batch.py)
     ("batch: not a frame", batch(X=Z), TypeError, "X is a ndarray; give a pandas DataFrame"),
     ("batch: threshold 0", batch(threshold=0), ValueError, "threshold=0 is reached by everyone"),
+    # ---------------------------------------------------------------- exhaustive_recourse (more in test_exhaustive.py)
+    ("exhaustive: not a frame", exhaustive(X=Z), TypeError, "X is a ndarray; give a pandas DataFrame"),
+    ("exhaustive: grid too large", exhaustive(max_grid=1), ValueError, "max_grid=1: the grid .* raise max_grid"),
+    ("exhaustive: max_grid 0", exhaustive(max_grid=0), ValueError, "max_grid"),
+    ("exhaustive: a column advice may not change", exhaustive(columns=["nope"]), ValueError,
+     "names \\['nope'\\], which advice may not change or no spec describes; give features among"),
     ("batch: NaN threshold", batch(threshold=float("nan")), ValueError, "threshold"),
     ("batch: infinite threshold", batch(threshold=float("inf")), ValueError, "threshold"),
     ("batch: unknown favourable", batch(favourable=2), ValueError, r"favourable=2 is not among model's classes"),
@@ -228,6 +239,8 @@ def test_the_table_covers_every_public_function():
 
     functions = {name for name in package.__all__ if callable(getattr(package, name)) and name[0].islower()}
     covered = {c[0].split(":")[0] for c in CASES}
-    assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile", "batch"} == covered
+    assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile", "batch",
+            "exhaustive"} == covered
     assert functions == {"nearest_counterfactuals", "describe_changes", "recourse_by_group", "coverage_by_group",
-                         "linear_recourse", "mad_l1_cost", "percentile_shift_cost", "recourse_for_refused"}
+                         "linear_recourse", "mad_l1_cost", "percentile_shift_cost", "recourse_for_refused",
+                         "exhaustive_recourse"}
