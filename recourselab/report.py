@@ -242,8 +242,9 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
     test = stratified_gap_test(cost, labels, strata[found], group=group, reference=reference,
                                n_shuffles=n_shuffles, random_state=rng_strata)
     larger = int(round(test["p"] * (test["n_shuffles"] + 1))) - 1
-    section["reading"] += (f" Within strata of {strata_name}, the within-stratum gaps weighted by the "
-                           f"strata's sizes give {test['gap']:+.3f} ({test['gap'] / observed:.0%} of the overall "
+    section["reading"] += (f" Within strata of {strata_name}, the within-stratum gaps weighted by each "
+                           f"stratum's number of people with a move give {test['gap']:+.3f} "
+                           f"({test['gap'] / observed:.0%} of the overall "
                            f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
                            f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
     small = [f"{row['stratum']} {row['group']!r}: {row['refused']}" for row in table
@@ -373,7 +374,7 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
         A column of ``X``, or a Series indexed like ``X``, whose values split the refused into strata (e.g.
         household role). Lens 1 then adds a table of shares and mean costs by stratum and group, and a
         stratified permutation test of the mean cost gap (:func:`~recourselab.stratified.stratified_gap_test`:
-        labels shuffled within strata, the within-stratum gaps weighted by the strata's sizes).
+        labels shuffled within strata, the within-stratum gaps weighted by each stratum's number of people with a move).
     **recourse_options
         Passed to :func:`~recourselab.counterfactuals.recourse_for_refused` (e.g. ``n_samples``, ``keep``).
 
