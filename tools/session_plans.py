@@ -23,6 +23,8 @@ class. A plan is sound when
   and leaves ``SLACK`` minutes of each 50 spare: N and M at most 45, M counting ``START_MINUTES`` to restart
   Binder and "Run all" (or says that no split fits, and no cut of one item at a section boundary inside it,
   each part at ``DISCUSSION_FACTOR`` times its own floor, would fit two sessions either);
+* no section the discussing plan sets as reading would fit as one more item at that pace, both within its
+  90 minutes and within two 50-minute sessions (the page says none does);
 * a lesson with exercises has a ``**Reading check.**`` line that names every section the 50-minute and
   discussing plans set as reading, with the exercises that grade them or "no exercise grades ...; set one
   question: ..."; it says "None needed" only when those plans set no reading;
@@ -411,6 +413,30 @@ def section_split(plan: Plan, tree: Tree, exercises: dict[str, int]) -> tuple[in
     return best
 
 
+def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels: set[str]) -> list[str]:
+    """The sections ``plan`` sets as reading that would fit as one more item, at ``DISCUSSION_FACTOR`` times its
+    floor, after its taught items but the last (the conclusions) or after all (each cut to its floor): within
+    the 90 minutes and within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting ``START_MINUTES``."""
+    taught, named = _taught(plan), {label for _, labels_, _ in plan.items for label in labels_} | set(plan.reading)
+    covered = covered_words(plan, tree, exercises)[:len(taught)]
+    cells = covered_words(plan, tree, exercises, attr="own_cells")[:len(taught)]
+    floors = [DISCUSSION_FACTOR * floor_minutes(w, n, sum(x in labels for x in names)) + start_minutes(plan, i)
+              for i, ((_, names, _), w, n) in enumerate(zip(taught, covered, cells, strict=True))]
+    found = []
+    for label in plan.reading:
+        if label not in tree:
+            continue
+        extra = DISCUSSION_FACTOR * floor_minutes(_subtree(tree, label, "own_words", named),
+                                                  _subtree(tree, label, "own_cells", named))
+        for at in (len(floors) - 1, len(floors)):  # after the method, before or after the conclusions
+            minutes = [*floors[:at], extra, *floors[at:]]
+            if sum(minutes) <= 90 and any(sum(minutes[:k]) <= 50 - SLACK >= START_MINUTES + sum(minutes[k:])
+                                          for k in range(1, len(minutes))):
+                found.append(label)
+                break
+    return found
+
+
 THREE = re.compile(r"\*\*Three 50-minute sessions\.\*\* ((?:Items 1 to \d+|Item 1) \(\d+ min\)"
                    r"(?:, then (?:items \d+ to \d+|item \d+) \(\d+ min\)){2})")
 TWO = re.compile(r"\*\*Two 50-minute sessions\.\*\* Items 1 to (\d+) \((\d+) min\), "
@@ -442,6 +468,9 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
         if own != theirs:
             found.append(f"{where}: its sections differ from the 50-minute plan's: "
                          f"{sorted(own ^ theirs)}")
+    for label in reading_that_fits(plan, tree, exercise_words(chapter), exercises):
+        found.append(f"{where}: the reading {label!r} fits as one more item at discussion pace, in 90 minutes "
+                     f"and in two 50-minute sessions: teach it")
     split, said = two_sessions(plan), TWO.search(block)
     if split is None:
         if "no split into two 50-minute sessions fits" not in block:
