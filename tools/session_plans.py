@@ -416,7 +416,8 @@ def section_split(plan: Plan, tree: Tree, exercises: dict[str, int]) -> tuple[in
 def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels: set[str]) -> list[str]:
     """The sections ``plan`` sets as reading that would fit as one more item, at ``DISCUSSION_FACTOR`` times its
     floor, after its taught items but the last (the conclusions) or after all (each cut to its floor): within
-    the 90 minutes and within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting ``START_MINUTES``."""
+    the 90 minutes and within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting
+    ``START_MINUTES``."""
     taught, named = _taught(plan), {label for _, labels_, _ in plan.items for label in labels_} | set(plan.reading)
     covered = covered_words(plan, tree, exercises)[:len(taught)]
     cells = covered_words(plan, tree, exercises, attr="own_cells")[:len(taught)]
