@@ -260,6 +260,36 @@ def test_every_two_session_split_leaves_five_minutes_spare():
     assert session_plans.sessions_split(three, 3) == [(1, 1, 30), (2, 2, 15), (3, 3, 23)]
 
 
+def test_a_reading_section_that_would_fit_the_discussing_plan_is_caught(monkeypatch):
+    """The page says no section the discussing plan leaves to reading fits after its method, in 90 minutes and
+    two 50-minute sessions; with no spare minutes required of each session, the ranking lesson's ten splits
+    would, and the checker says so."""
+    block = session_plans.teaching_sections()["fair_ranking"]
+    plan = session_plans.plans(block)[session_plans.DISCUSSING]
+    tree, words = session_plans.sections("fair_ranking"), session_plans.exercise_words("fair_ranking")
+    labels = session_plans.exercise_labels("fair_ranking")
+    assert session_plans.reading_that_fits(plan, tree, words, labels) == []
+    monkeypatch.setattr(session_plans, "SLACK", 0)
+    assert session_plans.reading_that_fits(plan, tree, words, labels) == ["rank-splits"]
+    assert "the reading 'rank-splits' fits as one more item" in "\n".join(session_plans.problems("fair_ranking", block))
+
+
+def test_a_three_session_split_that_a_section_cut_would_make_two_is_caught():
+    """An item may be cut at a section boundary inside it, each part at twice its own floor: where such a cut
+    fits two sessions, the page's three sessions are caught."""
+    plan = ("**90 minutes, discussing.**\n- 60 min: {ref}`rank-toy` and {ref}`rank-method`.\n"
+            "- 12 min: {ref}`rank-beta` in pairs.\n- 18 min: questions.\n\n")
+    parsed = session_plans.plans(plan)[session_plans.DISCUSSING]
+    assert session_plans.two_sessions(parsed) is None  # the 60-minute item alone is over 45
+    tree, words = session_plans.sections("fair_ranking"), session_plans.exercise_words("fair_ranking")
+    cut = session_plans.section_split(parsed, tree, words)
+    assert cut is not None and max(cut) <= 45
+    assert f"section boundary fits two sessions ({cut[0]} min, then {cut[1]} min)" in \
+        "\n".join(session_plans.problems("fair_ranking", plan))
+    whole = plan.replace("{ref}`rank-toy` and {ref}`rank-method`", "{ref}`rank-method`")
+    assert session_plans.section_split(session_plans.plans(whole)[session_plans.DISCUSSING], tree, words) is None
+
+
 def test_a_discussing_plan_with_no_exercise_in_pairs_is_caught():
     """The page says the discussing plan works exactly one exercise in pairs: none in pairs fails too."""
     none = ("**90 minutes, discussing.**\n- 20 min: {ref}`rank-toy`.\n- 12 min: {ref}`rank-beta` alone.\n"

@@ -21,7 +21,10 @@ class. A plan is sound when
   sections and exactly one exercise (not zero, not two), in the one item that says "in pairs", and its section
   carries a line ``**Two 50-minute sessions.** Items 1 to k (N min), then items k+1 to n (M min)`` that adds up
   and leaves ``SLACK`` minutes of each 50 spare: N and M at most 45, M counting ``START_MINUTES`` to restart
-  Binder and "Run all" (or says that no split fits);
+  Binder and "Run all" (or says that no split fits, and no cut of one item at a section boundary inside it,
+  each part at ``DISCUSSION_FACTOR`` times its own floor, would fit two sessions either);
+* no section the discussing plan sets as reading would fit as one more item at that pace, both within its
+  90 minutes and within two 50-minute sessions (the page says none does);
 * a lesson with exercises has a ``**Reading check.**`` line that names every section the 50-minute and
   discussing plans set as reading, with the exercises that grade them or "no exercise grades ...; set one
   question: ..."; it says "None needed" only when those plans set no reading;
@@ -378,6 +381,63 @@ def _taught(plan: Plan) -> list[tuple[int, list[str], str]]:
     return plan.items[:-1] if plan.items and not plan.items[-1][1] else plan.items
 
 
+def _leaves(label: str, tree: dict[str, Section], named: set[str]) -> list[str]:
+    """A named section and its sub-sections the plan does not name, in order: the points an item may be cut at."""
+    return [label] + [leaf for child in tree[label].children if child not in named
+                      for leaf in _leaves(child, tree, named)] if label in tree else [label]
+
+
+def section_split(plan: Plan, tree: Tree, exercises: dict[str, int]) -> tuple[int, int] | None:
+    """A split into two 50-minute sessions that cuts one item at a section boundary inside it, each part at
+    ``DISCUSSION_FACTOR`` times its own floor (rounded up on its own): (session 1's minutes, session 2's,
+    counting ``START_MINUTES``), the first as full as fits; None when no such cut leaves both within
+    ``50 - SLACK``."""
+    named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+    taught, best = _taught(plan), None
+
+    def part(leaves: list[str], first: bool) -> int:
+        words = sum(tree[x].own_words if x in tree else exercises.get(x, 0) for x in leaves)
+        cells = sum(tree[x].own_cells for x in leaves if x in tree)
+        if first:
+            words, cells = words + tree.opening_words, cells + tree.opening_cells
+        n_ex = sum(x in exercises for x in leaves)
+        return DISCUSSION_FACTOR * floor_minutes(words, cells, n_ex) + (start_minutes(plan, 0) if first else 0)
+
+    for i, (_, labels, _) in enumerate(taught):
+        leaves = [leaf for label in labels for leaf in _leaves(label, tree, named)]
+        for cut in range(1, len(leaves)):
+            first = sum(m for m, _, _ in taught[:i]) + part(leaves[:cut], i == 0)
+            second = START_MINUTES + part(leaves[cut:], False) + sum(m for m, _, _ in taught[i + 1:])
+            if max(first, second) <= 50 - SLACK and (best is None or first > best[0]):
+                best = (first, second)
+    return best
+
+
+def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels: set[str]) -> list[str]:
+    """The sections ``plan`` sets as reading that would fit as one more item, at ``DISCUSSION_FACTOR`` times its
+    floor, after its taught items but the last (the conclusions) or after all (each cut to its floor): within
+    the 90 minutes and within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting
+    ``START_MINUTES``."""
+    taught, named = _taught(plan), {label for _, labels_, _ in plan.items for label in labels_} | set(plan.reading)
+    covered = covered_words(plan, tree, exercises)[:len(taught)]
+    cells = covered_words(plan, tree, exercises, attr="own_cells")[:len(taught)]
+    floors = [DISCUSSION_FACTOR * floor_minutes(w, n, sum(x in labels for x in names)) + start_minutes(plan, i)
+              for i, ((_, names, _), w, n) in enumerate(zip(taught, covered, cells, strict=True))]
+    found = []
+    for label in plan.reading:
+        if label not in tree:
+            continue
+        extra = DISCUSSION_FACTOR * floor_minutes(_subtree(tree, label, "own_words", named),
+                                                  _subtree(tree, label, "own_cells", named))
+        for at in (len(floors) - 1, len(floors)):  # after the method, before or after the conclusions
+            minutes = [*floors[:at], extra, *floors[at:]]
+            if sum(minutes) <= 90 and any(sum(minutes[:k]) <= 50 - SLACK >= START_MINUTES + sum(minutes[k:])
+                                          for k in range(1, len(minutes))):
+                found.append(label)
+                break
+    return found
+
+
 THREE = re.compile(r"\*\*Three 50-minute sessions\.\*\* ((?:Items 1 to \d+|Item 1) \(\d+ min\)"
                    r"(?:, then (?:items \d+ to \d+|item \d+) \(\d+ min\)){2})")
 TWO = re.compile(r"\*\*Two 50-minute sessions\.\*\* Items 1 to (\d+) \((\d+) min\), "
@@ -409,10 +469,16 @@ def _discussing_problems(chapter: str, plan: Plan, fifty: Plan | None, tree: dic
         if own != theirs:
             found.append(f"{where}: its sections differ from the 50-minute plan's: "
                          f"{sorted(own ^ theirs)}")
+    for label in reading_that_fits(plan, tree, exercise_words(chapter), exercises):
+        found.append(f"{where}: the reading {label!r} fits as one more item at discussion pace, in 90 minutes "
+                     f"and in two 50-minute sessions: teach it")
     split, said = two_sessions(plan), TWO.search(block)
     if split is None:
         if "no split into two 50-minute sessions fits" not in block:
             found.append(f"{where}: no split into two 50-minute sessions fits, and the page does not say so")
+        if (cut := section_split(plan, tree, exercise_words(chapter))) is not None:
+            found.append(f"{where}: cutting one item at a section boundary fits two sessions ({cut[0]} min, "
+                         f"then {cut[1]} min): plan them so")
         three, said3 = sessions_split(plan, 3), THREE.search(block)
         want = ", then ".join(f"items {a} to {b} ({m} min)" if b > a else f"item {a} ({m} min)"
                              for a, b, m in three or [])
