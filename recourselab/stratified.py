@@ -23,7 +23,7 @@ from ._validation import check_int, check_seed, plain
 from .situation_testing.distance import as_frame, transform
 from .situation_testing.testing import wald_ci
 
-__all__ = ["stratified_gap_test", "shuffled_st_shares"]
+__all__ = ["stratified_gap_test", "shuffled_st_shares", "newcombe_interval"]
 
 
 def _pooled_gap(values, labels, codes, n_strata, group, reference):
@@ -219,3 +219,52 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
         shares.append(float(_flags(order_refused, prot[order], prot, k, alpha)[mine].mean()) if mine.any()
                       else float("nan"))
     return np.array(shares)
+
+
+def newcombe_interval(successes_a, n_a, successes_b, n_b, *, confidence=0.95):
+    """Newcombe's hybrid score interval for the difference of two shares, ``k_a/n_a - k_b/n_b``.
+
+    Method 10 of Newcombe (1998): with ``p = k/n`` and Wilson's score interval ``(l, u)`` for each share,
+    ``l, u = (p + z^2/(2n) -/+ z sqrt(p(1-p)/n + z^2/(4n^2))) / (1 + z^2/n)``, the difference ``d = p_a - p_b``
+    has the interval ``(d - sqrt((p_a-l_a)^2 + (u_b-p_b)^2), d + sqrt((u_a-p_a)^2 + (p_b-l_b)^2))``,
+    ``z`` the two-sided normal quantile for ``confidence``. It stays inside [-1, 1] and works with zero counts.
+
+    Parameters
+    ----------
+    successes_a, n_a, successes_b, n_b : int
+        Counts for the two groups, ``0 <= successes <= n`` and ``n >= 1``.
+    confidence : float, default 0.95
+        Two-sided coverage, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)`` for ``p_a - p_b``.
+
+    References
+    ----------
+    Newcombe, R. G. (1998). Interval estimation for the difference between independent proportions:
+    comparison of eleven methods. Statistics in Medicine 17, 873-890.
+    """
+    from scipy.stats import norm
+    counts = {}
+    for name, k, n in (("successes_a", successes_a, n_a), ("successes_b", successes_b, n_b)):
+        n_name = "n_" + name[-1]
+        n = check_int(n, n_name, minimum=1)
+        k = check_int(k, name, minimum=0)
+        if k > n:
+            raise ValueError(f"{name}={k} is larger than {n_name}={n}; pass at most {n_name} successes.")
+        counts[name[-1]] = (k, n)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
+            or not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
+    z = float(norm.ppf(0.5 + confidence / 2))
+
+    def wilson(k, n):
+        p = k / n
+        half = z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))
+        return p, (p + z ** 2 / (2 * n) - half) / (1 + z ** 2 / n), (p + z ** 2 / (2 * n) + half) / (1 + z ** 2 / n)
+
+    (p1, l1, u1), (p2, l2, u2) = wilson(*counts["a"]), wilson(*counts["b"])
+    d = p1 - p2
+    return float(d - np.hypot(p1 - l1, u2 - p2)), float(d + np.hypot(u1 - p1, p2 - l2))
