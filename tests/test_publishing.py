@@ -362,6 +362,18 @@ def test_the_pages_reading_range_is_the_plans():
     assert "the 50-minute plans' reading takes from" in "\n".join(session_plans.page_problems(wrong))
 
 
+def test_the_pages_course_lengths_and_further_sessions_are_computed():
+    page = (ROOT / "book" / "teaching.md").read_text()
+    said = session_plans.COURSE.search(page)
+    wrong = page.replace(said.group(0), said.group(0).replace(f"({said.group(1)} sessions", "(99 sessions", 1))
+    assert "the page says 99" in "\n".join(session_plans.page_problems(wrong))
+    further = session_plans.FURTHER.search(page)
+    wrong = page.replace(further.group(0), "further session (1 min; one 50-minute slot)", 1)
+    assert "reading line does not say" in "\n".join(session_plans.page_problems(wrong))
+    fits = session_plans.FITS_90.search(page)
+    assert "only in 90 minutes" in "\n".join(session_plans.page_problems(page.replace(fits.group(0), "fits.")))
+
+
 def test_a_squeezed_or_partial_plan_is_caught():
     tree = session_plans.sections("fair_ranking")
     assert {"rank-toy", "rank-german", "rank-repair-top"} <= set(tree)

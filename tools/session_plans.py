@@ -413,10 +413,11 @@ def section_split(plan: Plan, tree: Tree, exercises: dict[str, int]) -> tuple[in
     return best
 
 
-def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels: set[str]) -> list[str]:
+def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels: set[str],
+                      two: bool = True) -> list[str]:
     """The sections ``plan`` sets as reading that would fit as one more item, at ``DISCUSSION_FACTOR`` times its
     floor, after its taught items but the last (the conclusions) or after all (each cut to its floor): within
-    the 90 minutes and within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting
+    the 90 minutes and (``two``) within two 50-minute sessions of ``50 - SLACK`` minutes, the second counting
     ``START_MINUTES``."""
     taught, named = _taught(plan), {label for _, labels_, _ in plan.items for label in labels_} | set(plan.reading)
     covered = covered_words(plan, tree, exercises)[:len(taught)]
@@ -431,8 +432,8 @@ def reading_that_fits(plan: Plan, tree: Tree, exercises: dict[str, int], labels:
                                                   _subtree(tree, label, "own_cells", named))
         for at in (len(floors) - 1, len(floors)):  # after the method, before or after the conclusions
             minutes = [*floors[:at], extra, *floors[at:]]
-            if sum(minutes) <= 90 and any(sum(minutes[:k]) <= 50 - SLACK >= START_MINUTES + sum(minutes[k:])
-                                          for k in range(1, len(minutes))):
+            if sum(minutes) <= 90 and (not two or any(sum(minutes[:k]) <= 50 - SLACK >= START_MINUTES
+                                                      + sum(minutes[k:]) for k in range(1, len(minutes)))):
                 found.append(label)
                 break
     return found
@@ -525,12 +526,85 @@ def reading_alone(plan: Plan, tree: dict[str, Section]) -> tuple[int, int, int]:
     return words, outputs, -(-words // READING_WORDS_PER_MINUTE) + MINUTES_PER_CELL * outputs
 
 
+def slots(minutes: int, length: int) -> int:
+    """How many sessions of ``length`` minutes hold ``minutes`` of items: each after the first counts
+    ``START_MINUTES`` to restart Binder and "Run all", and a 50-minute session keeps ``SLACK`` spare."""
+    cap = length - SLACK if length == 50 else length
+    return next(n for n in itertools.count(1) if minutes + START_MINUTES * (n - 1) <= cap * n)
+
+
+def further_session(plan: Plan, tree: Tree) -> int:
+    """The minutes of the further session the page advises after a discussing plan: each section it sets as
+    reading at ``DISCUSSION_FACTOR`` times its own floor, plus ``START_MINUTES`` to start Binder and "Run all"."""
+    named = {label for _, labels, _ in plan.items for label in labels} | set(plan.reading)
+    return START_MINUTES + sum(DISCUSSION_FACTOR * floor_minutes(_subtree(tree, label, "own_words", named),
+                                                                 _subtree(tree, label, "own_cells", named))
+                               for label in plan.reading if label in tree)
+
+
+def course_slots(chapter: str, block: str) -> tuple[int, int]:
+    """A lesson's sessions at discussion pace, in 90- and in 50-minute slots: its discussing plan (two or three
+    50-minute sessions) and the further session for its reading; a lesson without one, its 50-minute plan at
+    discussion pace."""
+    tree, by_session = sections(chapter), plans(block)
+    plan = by_session.get(DISCUSSING)
+    if plan is None:
+        slow = discussion_minutes(by_session[50], tree, exercise_words(chapter), exercise_labels(chapter))
+        return slots(slow, 90), slots(slow, 50)
+    extra = further_session(plan, tree)
+    split = sessions_split(plan, 2) or sessions_split(plan, 3) or []
+    return 1 + slots(extra, 90), len(split) + slots(extra, 50)
+
+
+NUMBER = {"one": 1, "two": 2, "three": 3}
+FURTHER = re.compile(r"further session \((\d+) min; (one|two|three) 50-minute slots?\)")
+COURSE = re.compile(r"^- \*\*[^(*]*\((\d+) sessions of 90 minutes, (\d+) of 50\):\*\*(.*?)(?=^- |^$)",
+                    flags=re.M | re.S)
+FITS_90 = re.compile(r"fits as one more item only in 90 minutes[^.]*\.")
+
+
+def course_problems(text: str | None = None) -> list[str]:
+    """What the page says of the further sessions and the courses' lengths, and of the reading that fits in 90
+    minutes only."""
+    text = (ROOT / "book" / "teaching.md").read_text() if text is None else text
+    blocks, found, fits = teaching_sections(text), [], []
+    for chapter, block in blocks.items():
+        plan = plans(block).get(DISCUSSING)
+        if plan is None:
+            continue
+        tree = sections(chapter)
+        fits += reading_that_fits(plan, tree, exercise_words(chapter), exercise_labels(chapter), two=False)
+        minutes, said = further_session(plan, tree), FURTHER.search(block)
+        want = f"further session ({minutes} min; {['one', 'two', 'three'][slots(minutes, 50) - 1]} 50-minute slot"
+        if said is None or (int(said.group(1)), NUMBER[said.group(2)]) != (minutes, slots(minutes, 50)):
+            found.append(f"{chapter}: the discussing plan's reading line does not say '{want}...)'")
+    said = FITS_90.search(text)
+    if said is None or set(REF.findall(said.group(0))) != set(fits):
+        found.append(f"the page does not say 'fits as one more item only in 90 minutes: ...' naming {fits}")
+    courses = COURSE.findall(text)
+    if not courses:
+        found.append("Suggested orders states no '(N sessions of 90 minutes, M of 50)'")
+    for n90, n50, rest in courses:
+        chapters = list(blocks) if "the lessons in order" in rest else re.findall(r"\{doc\}`([\w/]+)`", rest)
+        want = [sum(x) for x in zip(*(course_slots(c, blocks[c]) for c in chapters), strict=True)]
+        if [int(n90), int(n50)] != want:
+            found.append(f"a course of {chapters} takes {want[0]} sessions of 90 minutes, {want[1]} of 50; "
+                         f"the page says {n90} and {n50}")
+    return found
+
+
 READING_RANGE = re.compile(r"from (\d+) to (\d+)\s+minutes\s+of\s+reading\s+alone")
 
 
 def page_problems(text: str | None = None) -> list[str]:
-    """What the page says of all plans at once: the range of the 50-minute plans' reading, in minutes."""
+    """What the page says of all plans at once: the range of the 50-minute plans' reading, in minutes, the
+    further sessions, the courses' lengths and the reading that fits in 90 minutes only."""
     text = (ROOT / "book" / "teaching.md").read_text() if text is None else text
+    return _reading_range_problems(text) + course_problems(text)
+
+
+def _reading_range_problems(text: str) -> list[str]:
+    """The range of the 50-minute plans' reading, in minutes, as the page states it."""
     minutes = [reading_alone(plan, sections(chapter))[2] for chapter, block in teaching_sections(text).items()
                for session, plan in plans(block).items() if session == 50 and plan.reading]
     said = READING_RANGE.search(text)
@@ -565,9 +639,15 @@ def main() -> int:
                 print(f"  {len(split)} 50-minute sessions (each after the first with {START_MINUTES} min to "
                       f"restart): " + ", then ".join(f"items {a} to {b} ({m} min)" if b > a else f"item {a} ({m} min)"
                                                    for a, b, m in split))
+            if session == DISCUSSING:
+                extra = further_session(plan, tree)
+                print(f"  further session for the reading (x{DISCUSSION_FACTOR} the floor): {extra} min, "
+                      f"{slots(extra, 50)} 50-minute slot(s)")
             if session == 50:
                 slow = discussion_minutes(plan, tree, exercise_words(chapter), exercises)
                 print(f"  at discussion pace (x{DISCUSSION_FACTOR} the floor): {slow} min of a 90-minute class")
+        n90, n50 = course_slots(chapter, block)
+        print(f"  at discussion pace, with the further session: {n90} sessions of 90 minutes or {n50} of 50")
         bad += problems(chapter, block)
     bad += page_problems()
     print("\n".join(bad) or "every plan is sound")
