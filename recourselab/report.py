@@ -285,7 +285,9 @@ def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):
             "reading": reading,
             "limits": ("Neighbours are found on the encoded features with the protected attribute left out, but "
                        "not its proxies: a column that encodes it (e.g. a household role saying husband or wife) "
-                       "stays in the distance; drop such a column from the distance or stratify by it. The "
+                       "stays in the distance, and dropping it may not take the proxy out where other columns "
+                       "encode it together (married and male says husband): read the flags by the proxy's "
+                       "levels. The "
                        "shuffled reference breaks every link between the group and the other columns, so it is "
                        "the chance level of a world where the group is unrelated to the data. A flag is a "
                        "lead for a human review, not a finding of discrimination."),

@@ -246,7 +246,7 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, *, confidence=0.95):
     Newcombe, R. G. (1998). Interval estimation for the difference between independent proportions:
     comparison of eleven methods. Statistics in Medicine 17, 873-890.
     """
-    from scipy.stats import norm
+    from scipy.stats import binomtest
     counts = {}
     for name, k, n in (("successes_a", successes_a, n_a), ("successes_b", successes_b, n_b)):
         n_name = "n_" + name[-1]
@@ -258,12 +258,10 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, *, confidence=0.95):
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
             or not 0 < confidence < 1:
         raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
-    z = float(norm.ppf(0.5 + confidence / 2))
 
-    def wilson(k, n):
-        p = k / n
-        half = z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))
-        return p, (p + z ** 2 / (2 * n) - half) / (1 + z ** 2 / n), (p + z ** 2 / (2 * n) + half) / (1 + z ** 2 / n)
+    def wilson(k, n):  # scipy's Wilson score interval (no continuity correction)
+        ci = binomtest(k, n).proportion_ci(confidence_level=float(confidence), method="wilson")
+        return k / n, ci.low, ci.high
 
     (p1, l1, u1), (p2, l2, u2) = wilson(*counts["a"]), wilson(*counts["b"])
     d = p1 - p2

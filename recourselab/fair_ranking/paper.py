@@ -119,7 +119,8 @@ def raguel(X, groups, p, *, t=1 / 3, beta=None, **model):
     t : float
         Tolerance of Definition 3.1 (alpha = p t).
     beta : float, optional
-        Also require rho >= 1 - beta of the prefix where a row is modified (Definition 3.4).
+        Also require rho >= 1 - beta of the prefix where a row is modified (line 9 cites
+        Definition 3.4; we check that one prefix, Definition 3.3's set).
     **model
         a, b (the boundary a.x + b >= 0), w (recourse weights), steps, lower, upper, immutable, max_steps.
 
@@ -152,7 +153,7 @@ def raguel(X, groups, p, *, t=1 / 3, beta=None, **model):
                 continue
 
             def ok(cy, gy=groups[y], T=c[x], before=before, labels=labels):
-                r = rho(before + [cy], labels + [gy])  # y' outranks x; with beta, Definition 3.4 holds for S + [y']
+                r = rho(before + [cy], labels + [gy])  # y' outranks x; with beta, rho >= 1 - beta for S + [y']
                 return cy < T and (beta is None or math.isnan(r) or r >= 1 - beta - 1e-12)
 
             found = modify(X[y], ok, **model)  # line 9
