@@ -22,8 +22,9 @@ reference that gives its number meaning:
    same costs' means as lens 1, a description with no test of its own.
 
 Lenses that need more than a classifier say so in the report and are not run: explanation
-consistency needs a differentiable model (``recourselab.explanation_consistency``), counterfactual
-situation testing a structural causal model, robust recourse a budget and a utility.
+consistency needs matched partners and the model's attributions (``recourselab.explanation_consistency``;
+finite differences serve a model without gradients), counterfactual situation testing a structural
+causal model, robust recourse a budget and a utility (the full list: ``NOT_RUN``).
 
 :class:`AuditReport` keeps every number (``to_dict``, ``to_json``, ``from_json``) with the run's
 metadata (package version, a hash of the data, the specs, the seeds, the time) and the list of its
