@@ -508,20 +508,36 @@ td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:1
 .limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}li,p{overflow-wrap:anywhere}"""
 
 
+def _wilson(k, n):
+    """The 95% Wilson score interval of a share k / n (NaN for an empty group)."""
+    if not n:
+        return float("nan"), float("nan")
+    from scipy.stats import binomtest
+
+    interval = binomtest(int(k), int(n)).proportion_ci(method="wilson")
+    return interval.low, interval.high
+
+
 def _figure(section) -> str:
     """A PNG (base64) for the sections with a picture: shares with a move found and mean costs by group."""
     if not section["table"]:
         return ""
     plt = require("matplotlib.pyplot", "book", "the audit report's figures")
     table = pd.DataFrame(section["table"])
+    # each bar named with the size it is a share or a mean of; the shares with their 95% Wilson intervals
+    names = [f"{g}\n{n} refused" for g, n in zip(table["group"].astype(str), table["refused"], strict=True)]
+    low, high = np.array([_wilson(k, n) for k, n in zip(table["with recourse"], table["refused"], strict=True)]).T
+    share = table["share"].to_numpy()
     fig, axes = plt.subplots(1, 2, figsize=(6.4, 2.6))
-    axes[0].bar(table["group"].astype(str), table["share"], color=["#0072B2", "#BBBBBB"])
-    axes[0].set(ylim=(0, 1), ylabel="share with a move found", title="who has recourse")
-    axes[1].bar(table["group"].astype(str), table["mean cost"], color=["#0072B2", "#BBBBBB"])
-    axes[1].set(ylabel="mean cost (those with a move)", title="what it costs")
+    axes[0].bar(names, share, color=["#0072B2", "#BBBBBB"], capsize=4,
+                yerr=[np.nan_to_num(share - low), np.nan_to_num(high - share)])
+    axes[0].set(ylim=(0, 1), ylabel="share with a move found", title="who has recourse (95% interval)")
+    movers = [f"{g}\n{k} with\na move" for g, k in zip(table["group"].astype(str), table["with recourse"], strict=True)]
+    axes[1].bar(movers, table["mean cost"], color=["#0072B2", "#BBBBBB"])
+    axes[1].set(ylabel="mean cost\n(those with a move)", title="what it costs")
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode()
 

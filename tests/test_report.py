@@ -300,3 +300,17 @@ def test_exact_costs_from_exhaustive_recourse_say_so_in_the_limits(audited):
     searched = {row["group"]: row for row in report.sections[1]["table"]}
     for g in ("F", "M"):  # the grid finds a move for everyone the search does, and perhaps more
         assert table[g]["with recourse"] >= searched[g]["with recourse"]
+
+
+def test_the_figure_interval_is_wilsons_closed_form():
+    from recourselab.report import _wilson
+
+    z = 1.959963984540054
+    for k, n in [(56, 70), (0, 10), (10, 10), (3, 25)]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        low, high = _wilson(k, n)
+        assert abs(low - (centre - half)) < 1e-9 and abs(high - (centre + half)) < 1e-9
+        assert low <= p <= high
+    assert all(np.isnan(_wilson(0, 0)))
