@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ._extras import require
-from ._validation import check_bool, check_int, check_seed, favourable_column, plain
+from ._validation import check_bool, check_int, check_seed, check_unit_interval, favourable_column, plain
 from .counterfactuals.batch import BatchRecourse, _check_frame, _raw_model, recourse_for_refused
 from .fair_ranking import recourse_fairness_ratio
 from .features import check_encoder, features_to_frame
@@ -147,15 +147,13 @@ def _check_groups(X: pd.DataFrame, protected: str, group, reference):
     return group, reference
 
 
-def _flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable):
-    cols = list(getattr(raw_model, "feature_names_in_", X.columns))
-    used = protected in cols
+def _flip_lens(decide, used, X, refused, is_g, is_r, protected, group, reference):
     out, lost = {}, {}
     for name, who, value in (("group", is_g, reference), ("reference", is_r, group)):
         for mask, store, now in ((refused & who, out, True), (~refused & who, lost, False)):
             rows = X[mask].copy()
             rows[protected] = value
-            decided = np.asarray(raw_model.predict(rows[cols])) == favourable if len(rows) else np.array([], bool)
+            decided = decide(rows)
             store[name] = (int((decided == now).sum()), len(rows))  # refused now approved / approved now refused
     g, r = out["group"], out["reference"]
     lg, lr = lost["group"], lost["reference"]
@@ -340,7 +338,7 @@ def _reuse(recourse, rows, raw_model, X, column, recourse_options):
                          threshold=recourse.threshold, seconds=recourse.seconds)
 
 
-def audit_model(model, X, encoder, *, protected: str, group, reference=None, favourable=1, k: int = 15,
+def audit_model(model, X, encoder, *, protected: str, group, reference=None, favourable=1, threshold=None, k: int = 15,
                 n_shuffles: int = 200, st_shuffles: int = 200, n_jobs: int = 1, progress: bool = True,
                 random_state: int = 0, recourse=None, strata=None, **recourse_options) -> AuditReport:
     """Audit a fitted model on its own rows with every lens that applies to any classifier.
@@ -359,6 +357,10 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     reference : label, optional
         The value it is compared with. Required when the column has more than two values.
     favourable : label, default 1
+    threshold : float in (0, 1], optional
+        The cut-off on the favourable probability that approves a person, used for every decision the report
+        reads (who is refused, what switching the protected attribute does, the recourse target, situation
+        testing's outcomes). Default: the model's own ``predict`` decides, and recourse aims at 0.5.
     k : int, default 15
         Neighbours per group in situation testing.
     n_shuffles : int, default 200
@@ -401,7 +403,19 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     raw_model = _raw_model(model)
     column = favourable_column(raw_model, favourable)
     cols = list(getattr(raw_model, "feature_names_in_", X.columns))
-    decisions = (np.asarray(raw_model.predict(X[cols])) == favourable).astype(int)
+    if threshold is not None:
+        threshold = check_unit_interval(threshold, "threshold")
+        if threshold == 0:
+            raise ValueError("threshold=0 approves everyone, so no one is refused; give a cut-off in (0, 1].")
+
+    def decide(frame):  # approved or not, by the model's predict or by the cut-off on its probability
+        if not len(frame):
+            return np.array([], dtype=bool)
+        if threshold is None:
+            return np.asarray(raw_model.predict(frame[cols])) == favourable
+        return np.asarray(raw_model.predict_proba(frame[cols]))[:, column] >= threshold
+
+    decisions = decide(X).astype(int)
     is_g, is_r = (X[protected] == group).to_numpy(), (X[protected] == reference).to_numpy()
     refused = decisions == 0
     for name, who in ((group, is_g), (reference, is_r)):
@@ -410,13 +424,17 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
                           f"and medians of fewer than {SMALL_GROUP} are too noisy to read alone.", stacklevel=2)
     # one stream per lens, so that one lens's number of shuffles leaves the others' draws as they are
     rng_cost, rng_st, rng_strata = (np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(3))
-    sections = [_flip_lens(raw_model, X, refused, is_g, is_r, protected, group, reference, column, favourable)]
+    sections = [_flip_lens(decide, protected in cols, X, refused, is_g, is_r, protected, group, reference)]
     rows = X.index[refused & (is_g | is_r)]
     strata_values, strata_name = _check_strata(strata, X, rows)
     if recourse is None:
         result = recourse_for_refused(raw_model, X, encoder, rows=rows, favourable=favourable, n_jobs=n_jobs,
-                                      progress=progress, random_state=seed, **recourse_options)
+                                      threshold=0.5 if threshold is None else threshold, progress=progress,
+                                      random_state=seed, **recourse_options)
     else:
+        if threshold is not None and getattr(recourse, "threshold", threshold) != threshold:
+            raise ValueError(f"recourse was computed with threshold={recourse.threshold}, but threshold={threshold}; "
+                             "compute it with the same threshold, or leave threshold out here.")
         result = _reuse(recourse, rows, raw_model, X, column, recourse_options)
     groups_refused = X.loc[rows, protected].to_numpy()
     sections.append(_recourse_lens(result, groups_refused, group, reference, n_shuffles, rng_cost, strata_values,
@@ -433,7 +451,9 @@ def audit_model(model, X, encoder, *, protected: str, group, reference=None, fav
     metadata = {"package": "recourselab", "version": __version__, "started": began,
                 "seconds": round(time.perf_counter() - start, 2), "rows": len(X), "data_sha256": data_hash,
                 "model": type(raw_model).__name__, "protected": protected, "group": plain(group),
-                "reference": plain(reference), "favourable": plain(favourable), "random_state": seed, "k": k,
+                "reference": plain(reference), "favourable": plain(favourable),
+                "decision": "the model's predict" if threshold is None else f"favourable probability >= {threshold}",
+                "random_state": seed, "k": k,
                 "n_shuffles": n_shuffles, "st_shuffles": st_shuffles, "strata": strata_name,
                 "recourse": (f"reused (computed beforehand, {recourse.seconds:.1f} s, threshold {recourse.threshold})"
                              if recourse is not None else

@@ -314,3 +314,34 @@ def test_the_figure_interval_is_wilsons_closed_form():
         assert abs(low - (centre - half)) < 1e-9 and abs(high - (centre + half)) < 1e-9
         assert low <= p <= high
     assert all(np.isnan(_wilson(0, 0)))
+
+
+def test_a_threshold_sets_every_decision_the_report_reads(audited):
+    X, pipe, enc, report = audited
+    proba = pipe.predict_proba(X)[:, 1]
+    strict = audit_model(pipe, X, enc, protected="sex", group="F", reference="M", threshold=0.7, n_shuffles=20,
+                         st_shuffles=2, progress=False, n_samples=100)
+    flips = strict.sections[0]["numbers"]
+    for sex, key in (("F", "refused_group"), ("M", "refused_reference")):
+        assert flips[key] == int(((proba < 0.7) & (X["sex"] == sex)).sum())   # refused by the cut-off
+    assert flips["refused_group"] > report.sections[0]["numbers"]["refused_group"]   # 0.7 refuses more than predict
+    assert strict.metadata["decision"] == "favourable probability >= 0.7"
+    assert report.metadata["decision"] == "the model's predict"
+    assert "threshold 0.7" in strict.metadata["recourse"]
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, -0.1, float("nan"), float("inf"), "0.7", True])
+def test_a_bad_threshold_is_named(audited, bad):
+    X, pipe, enc, _ = audited
+    with pytest.raises(ValueError, match="threshold"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", threshold=bad, progress=False)
+
+
+def test_a_reused_search_must_share_the_threshold(audited):
+    from recourselab.counterfactuals import recourse_for_refused
+
+    X, pipe, enc, _ = audited
+    searched = recourse_for_refused(pipe, X, enc, threshold=0.5, progress=False, n_samples=50)
+    with pytest.raises(ValueError, match="computed with threshold=0.5, but threshold=0.6"):
+        audit_model(pipe, X, enc, protected="sex", group="F", reference="M", threshold=0.6, recourse=searched,
+                    progress=False)
