@@ -560,6 +560,7 @@ NUMBER = {"one": 1, "two": 2, "three": 3}
 FURTHER = re.compile(r"further session \((\d+) min; (one|two|three) 50-minute slots?\)")
 COURSE = re.compile(r"^- \*\*[^(*]*\((\d+) sessions of 90 minutes, (\d+) of 50\):\*\*(.*?)(?=^- |^$)",
                     flags=re.M | re.S)
+SLOTS_ROW = re.compile(r"^\| \{doc\}`([\w/]+)` \| (\d+) \| (\d+) \|$", flags=re.M)
 FITS_90 = re.compile(r"fits as one more item only in 90 minutes[^.]*\.")
 
 
@@ -581,6 +582,11 @@ def course_problems(text: str | None = None) -> list[str]:
     said = FITS_90.search(text)
     if said is None or set(REF.findall(said.group(0))) != set(fits):
         found.append(f"the page does not say 'fits as one more item only in 90 minutes: ...' naming {fits}")
+    rows = {chapter: (int(n90), int(n50)) for chapter, n90, n50 in SLOTS_ROW.findall(text)}
+    for chapter, block in blocks.items():
+        want = course_slots(chapter, block)
+        if rows.get(chapter) != want:
+            found.append(f"the slots table's row for {chapter} is {rows.get(chapter)}; the plans give {want}")
     courses = COURSE.findall(text)
     if not courses:
         found.append("Suggested orders states no '(N sessions of 90 minutes, M of 50)'")
