@@ -262,16 +262,17 @@ def test_every_two_session_split_leaves_five_minutes_spare():
 
 def test_a_reading_section_that_would_fit_the_discussing_plan_is_caught(monkeypatch):
     """The page says no section the discussing plan leaves to reading fits after its method, in 90 minutes and
-    two 50-minute sessions; with no spare minutes required of each session, the ranking lesson's ten splits
+    two 50-minute sessions; with no spare minutes required of each session, the group lesson's extension route
     would, and the checker says so."""
-    block = session_plans.teaching_sections()["fair_ranking"]
+    block = session_plans.teaching_sections()["group_counterfactuals"]
     plan = session_plans.plans(block)[session_plans.DISCUSSING]
-    tree, words = session_plans.sections("fair_ranking"), session_plans.exercise_words("fair_ranking")
-    labels = session_plans.exercise_labels("fair_ranking")
+    tree, words = session_plans.sections("group_counterfactuals"), session_plans.exercise_words("group_counterfactuals")
+    labels = session_plans.exercise_labels("group_counterfactuals")
     assert session_plans.reading_that_fits(plan, tree, words, labels) == []
     monkeypatch.setattr(session_plans, "SLACK", 0)
-    assert session_plans.reading_that_fits(plan, tree, words, labels) == ["rank-splits"]
-    assert "the reading 'rank-splits' fits as one more item" in "\n".join(session_plans.problems("fair_ranking", block))
+    assert session_plans.reading_that_fits(plan, tree, words, labels) == ["group-extension-route"]
+    found = "\n".join(session_plans.problems("group_counterfactuals", block))
+    assert "the reading 'group-extension-route' fits as one more item" in found
 
 
 def test_a_three_session_split_that_a_section_cut_would_make_two_is_caught():
