@@ -32,6 +32,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all -W -n --keep-going; built=$$?; \
 	wait $$alone; grep -v "Kernel is running" _build/alone.log; test $$built -eq 0
 	$(BIN)/python tools/run_alone.py --compare
+	$(BIN)/python tools/check_html.py _build/html
 
 # The student edition: _config.yml with sphinx-exercise's hide_solutions and _toc.yml without the
 # instructors' page (tools/student_config.py),

@@ -11,6 +11,8 @@ Exits non-zero and lists the problems if any check fails. `make book-student` ru
 
 Checks
 ------
+* No page's prose (outside code and outputs) shows a numpy repr such as ``np.int64(2)`` (an ``{eval}``
+  value left a numpy scalar).
 * Every chapter with code cells has the download menu's ".ipynb" entry, pointing to
   ``_sources/<chapter>.ipynb``, a valid notebook that carries the executed outputs.
 * Student edition: no HTML element of class ``solution``; no ``{solution`` directive in any
@@ -189,15 +191,32 @@ def check_no_solutions(html_dir: Path, full_dir: Path | None = None, root: Path 
     return problems, looked_for
 
 
+NUMPY_REPR = re.compile(r"\bnp\.(?:int|uint|float|bool|str)\w*\(|\bnp\.(?:True|False)_\b|\barray\(\[")
+
+
+def check_numpy_reprs(html_dir: Path) -> list[str]:
+    """Pages whose prose shows a numpy repr ("np.int64(2)"): an {eval} value stored as a numpy scalar."""
+    problems = []
+    for page in sorted(html_dir.rglob("*.html")):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        prose = re.sub(r"<pre\b.*?</pre>", " ", page.read_text(encoding="utf8"), flags=re.S | re.I)  # not code or outputs
+        prose = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", prose, flags=re.S | re.I)))
+        for match in NUMPY_REPR.finditer(prose):
+            problems.append(f"{page.relative_to(html_dir)}: shows a numpy repr {match.group(0)!r}; store the "
+                            "{eval} value as a str or a Python number")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html_dir", type=Path)
     parser.add_argument("--student", action="store_true", help="also check that no solution is in the output")
     parser.add_argument("--full", type=Path, help="the full book's HTML, to check that every phrase is found there")
     args = parser.parse_args(argv)
-    problems = check_downloads(args.html_dir)
+    problems = check_downloads(args.html_dir) + check_numpy_reprs(args.html_dir)
     pages = notebook_pages()
-    summary = [f"{len(pages)} chapters offer an executed .ipynb download"]
+    summary = [f"{len(pages)} chapters offer an executed .ipynb download", "no numpy repr in the prose"]
     if args.student:
         found, looked_for = check_no_solutions(args.html_dir, args.full)
         problems += found

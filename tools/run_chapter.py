@@ -3,7 +3,8 @@
 Usage: .venv/bin/python tools/run_chapter.py book/fair_ranking.md [book/other.md ...]
 (or `make chapter CH=fair_ranking`). Exits non-zero on a cell error, on any
 stderr output (the book build treats stderr as a warning and fails), or on an
-{eval} role in the prose that does not evaluate where it stands: as in the book's
+{eval} role in the prose that does not evaluate where it stands, or whose value would render as a numpy
+repr ("np.int64(2)"): as in the book's
 inline execution, each markdown cell's roles are evaluated right after the code
 cells above it ran (a check cell is inserted before it), so a number shown before
 the cell that computes it fails here as it fails the build.
@@ -24,14 +25,23 @@ from nbclient.exceptions import CellExecutionError
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 
 
+# the book renders an {eval} value by its repr: a numpy scalar would show as "np.int64(2)"
+EVAL_SHOWN = """def _eval_shown(value, expression):
+    shown = repr(value)
+    assert not shown.startswith(("np.", "array(")), (
+        f"{{eval}}`{expression}` renders as {shown}: store a str or a Python number (int(), float(), f-string)")
+"""
+
+
 def with_eval_checks(notebook):
     """Insert, before every markdown cell with {eval} roles, a code cell that evaluates them."""
     cells = []
     for cell in notebook.cells:
         expressions = EVAL_ROLE.findall(cell.source) if cell.cell_type == "markdown" else []
         if expressions:
-            check = "\n".join(f"{expression}  # {{eval}} role of the next markdown cell" for expression in expressions)
-            cells.append(nbformat.v4.new_code_cell(check + "\nNone", metadata={"tags": ["eval-check"]}))
+            check = "\n".join(f"_eval_shown({expression}, {expression!r})  # {{eval}} role of the next markdown cell"
+                              for expression in expressions)
+            cells.append(nbformat.v4.new_code_cell(EVAL_SHOWN + check + "\nNone", metadata={"tags": ["eval-check"]}))
         cells.append(cell)
     notebook.cells = cells
     return notebook
