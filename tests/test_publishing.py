@@ -665,3 +665,14 @@ def test_a_three_session_split_names_single_items_as_item_k():
     old = said.replace("then item 3 (33 min)", "then items 3 to 3 (33 min)")
     assert "the page does not say '**Three 50-minute sessions.** Item 1 (40 min), then item 2 (33 min), then " \
            "item 3 (33 min)'" in "\n".join(session_plans.problems("fair_ranking", old))
+
+
+def test_the_html_check_flags_a_numpy_repr_in_prose_but_not_in_code(tmp_path):
+    """An {eval} value left a numpy scalar renders as "np.int64(2)" in the prose; code and outputs may show it."""
+    page = tmp_path / "book" / "page.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<p>on 2 of the three</p><pre>{1: np.float64(0.5)}</pre>")
+    assert check_html.check_numpy_reprs(tmp_path) == []
+    page.write_text("<p>on np.int64(2) of the three, np.True_</p><pre>{1: np.float64(0.5)}</pre>")
+    found = check_html.check_numpy_reprs(tmp_path)
+    assert len(found) == 2 and "np.int64(" in found[0] and "np.True_" in found[1]

@@ -200,8 +200,9 @@ def check_numpy_reprs(html_dir: Path) -> list[str]:
     for page in sorted(html_dir.rglob("*.html")):
         if "_static" in page.parts or "_sources" in page.parts:
             continue
-        prose = re.sub(r"<pre\b.*?</pre>", " ", page.read_text(encoding="utf8"), flags=re.S | re.I)  # not code or outputs
-        prose = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)\b.*?</\1>", " ", prose, flags=re.S | re.I)))
+        raw = page.read_text(encoding="utf8")
+        raw = re.sub(r"<(pre|script|style)\b.*?</\1>", " ", raw, flags=re.S | re.I)  # not code, outputs or scripts
+        prose = html.unescape(re.sub(r"<[^>]+>", " ", raw))
         for match in NUMPY_REPR.finditer(prose):
             problems.append(f"{page.relative_to(html_dir)}: shows a numpy repr {match.group(0)!r}; store the "
                             "{eval} value as a str or a Python number")
