@@ -54,6 +54,23 @@ def best_first_repair_rho(cost, groups, protected, tolerance=1 / 3):
     return best, head
 
 
+def every_prefix_reading(half, after_half, beta=0.5):
+    """Where beta = 0.5 stops if line 9 checks every prefix of the new subset, not just the one being extended.
+
+    Both readings place the same rows until the first repair with a prefix above it below 1 - beta: there the
+    every-prefix reading exits (the book's reading also exits where the extended prefix itself cannot pass).
+    """
+    position = {row: k for k, row in enumerate(half.order)}
+    repairs = sorted(position[row] for row in np.flatnonzero(half.changed))
+    if half.exit_at is not None:
+        repairs.append(int(half.exit_at))
+    for k in repairs:
+        if np.nanmin(np.append(after_half[1:k], np.inf)) < 1 - beta:
+            return {"beta 0.5 every-prefix exit at": k, "beta 0.5 every-prefix edited": sum(r < k for r in repairs)}
+    return {"beta 0.5 every-prefix exit at": -1 if half.exit_at is None else int(half.exit_at),
+            "beta 0.5 every-prefix edited": int(half.changed.sum())}
+
+
 def move_length(X0, res):
     """Every applicant's move under unit weights (0 for those left as they are): the edit's own cost."""
     return np.sqrt(((np.asarray(res.X_new) - X0) ** 2).sum(axis=1))
@@ -155,6 +172,9 @@ def one_split(data, seed):
         "seed": seed, "waiting list": int(refused.sum()), "protected": protected,
         "protected share": float((groups == protected).mean()),
         "rho initial": result.rho_before, "rho after": result.rho_after,
+        # rho on effort: an edited applicant counts the edit's length plus the cost left, everyone else as before
+        "rho after on effort": rk.recourse_fairness_ratio(np.where(result.changed, move_length(X0, result)
+                                                                   + result.cost_new, initial.cost), groups),
         "unfair prefixes before": int((~rep_before.per_prefix).sum()),
         "unfair prefixes after": int((~rep_after.per_prefix).sum()),
         "edited": int(result.changed.sum()),
@@ -169,6 +189,7 @@ def one_split(data, seed):
         "prefixes gaining > 0.1": int(np.nansum(after - before > 0.1)),
         "largest prefix loss": float(np.nanmax(before - after)),
         "best rho at first repair": best, "first repair at": head,
+        **every_prefix_reading(half, after_half),
         "beta 0.1 edited": int(strict.changed.sum()),
         "beta 0.1 exit at": -1 if strict.exit_at is None else int(strict.exit_at),
         "beta 0.1 unfair prefixes": int((~rk.ranked_fair_representation(groups[strict.order], protected,
