@@ -276,8 +276,9 @@ def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):
                f"{np.nanmax(null):.0%} over {len(null)} shuffles). A share this high or higher came up in {high} "
                f"of {len(null)} shuffles (one-sided, p = {p:.3f}).")
     return {"lens": "2. situation testing",
-            "question": ("Are refused members of the audited group treated worse than their nearest neighbours in "
-                         "the reference group?"),
+            "question": ("For a refused member of the audited group, were their k nearest neighbours in the same "
+                         "group refused more often than their k nearest in the reference group (situation "
+                         "testing)?"),
             "numbers": {"flagged_share": observed, "shuffled_mean": float(np.nanmean(null)),
                         "shuffled_min": float(np.nanmin(null)), "shuffled_max": float(np.nanmax(null)),
                         "p_shuffled": p, "k": k, "n_shuffles": len(null)},
