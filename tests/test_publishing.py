@@ -180,6 +180,19 @@ def test_teaching_page_names_every_exercise_of_each_chapter_and_no_other():
         assert labels <= named, f"teaching page, {chapter}: exercises {sorted(labels - named)} are not discussed"
 
 
+def test_an_unlabelled_subsection_counts_in_its_labelled_section(tmp_path, monkeypatch):
+    """A subsection without a label is read in class with the section above it: its words are not dropped."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "probe.md").write_text(
+        "---\nfile_format: mystnb\n---\n# Title\n\n(probe-a)=\n## A\n\none two three\n\n"
+        "### Unlabelled\n\nfour five six seven\n\n(probe-b)=\n## B\n\neight\n\n## Exercises\n\nnine ten\n")
+    monkeypatch.setattr(session_plans, "ROOT", tmp_path)
+    tree = session_plans.sections("probe")
+    assert set(tree) == {"probe-a", "probe-b"}
+    # headings count as words: A + 3, then Unlabelled + 4 in A; B + 1; Exercises has no labelled owner
+    assert tree["probe-a"].own_words == 9 and tree["probe-b"].own_words == 2
+
+
 def test_session_plans_fit_the_session_and_the_lesson():
     """Each plan's minutes add up to 50 or 90, it places every labelled section of its lesson (in class or
     as reading), and no item gives its sections less than a minute per ``WORDS_PER_MINUTE`` words of their prose plus a

@@ -138,8 +138,12 @@ def sections(chapter: str) -> Tree:
         while stack and stack[-1][0] >= level:
             stack.pop()
         parent = stack[-1][1] if stack else None
+        owner = next((lab for _lev, lab in reversed(stack) if lab is not None), None)
         stack.append((level, label))
-        if label is None:
+        if label is None:  # an unlabelled subsection: its prose and outputs count in its nearest labelled section
+            if owner in found:
+                found[owner].own_words += _words(lines[i:end])
+                found[owner].own_cells += _visible_cells(lines[i:end])
             continue
         found[label] = Section(label, title, level, _words(lines[i:end]), _visible_cells(lines[i:end]), parent=parent)
         if parent in found:
