@@ -1,0 +1,38 @@
+"""The teaching page's numbers that no notebook computes, recomputed from the data the lessons read.
+
+The teaching page is prose, not a notebook: a number it quotes from a lesson or a report (a five-fold mean,
+a median over ten splits) is typed. Each one below is recomputed from the same CSV and looked for, formatted
+the same way, in the page's text (whitespace normalised), so that a changed result or a mistyped number fails.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "book" / "data"
+
+
+def _page() -> str:
+    return re.sub(r"\s+", " ", (ROOT / "book" / "teaching.md").read_text())
+
+
+def test_cec_misconception_quotes_the_five_fold_means_and_the_papers_table_2():
+    folds = pd.read_csv(DATA / "cec" / "german_cv.csv")
+    means = folds.groupby("method")["cec"].mean()
+    assert folds.groupby("method")["fold"].nunique()[["unconstrained", "cec"]].eq(5).all()
+    quoted = (f"our mean over five folds {means['unconstrained']:.3f} unconstrained → {means['cec']:.3f}, "
+              "the paper's Table 2 0.559 → 0.208")
+    assert quoted in _page(), quoted
+
+
+def test_five_lenses_misconception_quotes_the_flips_lift_and_base_rate():
+    truth = pd.read_csv(DATA / "five_lenses" / "truth.csv")
+    flip = truth[truth["detector"] == "counterfactual flip"]
+    assert flip["seed"].nunique() == len(flip) == 10
+    quoted = (f"median {flip['lift'].median():.2f}, from {flip['lift'].min():.2f} to {flip['lift'].max():.2f} "
+              f"over ten splits, against a median base rate of {flip['base rate'].median():.2f}")
+    assert quoted in _page(), quoted
