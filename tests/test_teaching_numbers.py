@@ -36,3 +36,20 @@ def test_five_lenses_misconception_quotes_the_flips_lift_and_base_rate():
     quoted = (f"median {flip['lift'].median():.2f}, from {flip['lift'].min():.2f} to {flip['lift'].max():.2f} "
               f"over ten splits, against a median base rate of {flip['base rate'].median():.2f}")
     assert quoted in _page(), quoted
+
+
+def test_the_introductions_discussing_line_is_the_plan_tools_arithmetic():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import session_plans as sp
+
+    block = sp.teaching_sections()["intro"]
+    plan, tree = sp.plans(block)[50], sp.sections("intro")
+    words = sp.covered_words(plan, tree, {})
+    cells = sp.covered_words(plan, tree, {}, attr="own_cells")
+    each = [max(m, sp.DISCUSSION_FACTOR * sp.floor_minutes(w, c)) for (m, _, _), w, c in zip(plan.items, words, cells)]
+    assert sum(each) == sp.discussion_minutes(plan, tree, {}, set())
+    line = (f"({', '.join(map(str, each[:-1]))} and {each[-1]}: {sum(each)} min), in two 50-minute slots: "
+            f"items 1 and 2 ({sum(each[:2])} min), then items 3 and 4 ({sum(each[2:])} min)")
+    assert line in _page(), line
