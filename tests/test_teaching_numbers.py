@@ -48,7 +48,8 @@ def test_the_introductions_discussing_line_is_the_plan_tools_arithmetic():
     plan, tree = sp.plans(block)[50], sp.sections("intro")
     words = sp.covered_words(plan, tree, {})
     cells = sp.covered_words(plan, tree, {}, attr="own_cells")
-    each = [max(m, sp.DISCUSSION_FACTOR * sp.floor_minutes(w, c)) for (m, _, _), w, c in zip(plan.items, words, cells)]
+    each = [max(m, sp.DISCUSSION_FACTOR * sp.floor_minutes(w, c))
+            for (m, _, _), w, c in zip(plan.items, words, cells, strict=True)]
     assert sum(each) == sp.discussion_minutes(plan, tree, {}, set())
     line = (f"({', '.join(map(str, each[:-1]))} and {each[-1]}: {sum(each)} min), in two 50-minute slots: "
             f"items 1 and 2 ({sum(each[:2])} min), then items 3 and 4 ({sum(each[2:])} min)")
