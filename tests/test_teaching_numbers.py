@@ -54,3 +54,17 @@ def test_the_introductions_discussing_line_is_the_plan_tools_arithmetic():
     line = (f"({', '.join(map(str, each[:-1]))} and {each[-1]}: {sum(each)} min), in two 50-minute slots: "
             f"items 1 and 2 ({sum(each[:2])} min), then items 3 and 4 ({sum(each[2:])} min)")
     assert line in _page(), line
+
+
+def test_the_three_session_lessons_spare_minutes_are_the_plan_tools():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import session_plans as sp
+
+    blocks = sp.teaching_sections()
+    three = ["explanation_consistency", "five_lenses", "audit_your_own_model"]
+    assert all(sp.two_sessions(sp.plans(blocks[c])[sp.DISCUSSING]) is None for c in three)  # each needs three
+    spare = [50 - sp.SLACK - sp.sessions_split(sp.plans(blocks[c])[sp.DISCUSSING], 3)[-1][2] for c in three]
+    quoted = f"its last session keeps {min(spare)} to {max(spare)} of its {50 - sp.SLACK} minutes free"
+    assert quoted in _page(), quoted
