@@ -217,3 +217,26 @@ def test_a_ref_to_a_label_on_a_paragraph_gives_its_own_title():
     bare = [(path.name, label) for path, text in texts.items()
             for label in re.findall(r"\{ref\}`([\w-]+)`", text) if label in paragraph_labels]
     assert not bare, f"{{ref}} to a paragraph label without a title (write {{ref}}`text <label>`): {bare[:5]}"
+
+
+ASSIGNED = re.compile(r"^\s*((?:txt\.\w+\s*,\s*)*txt\.\w+)\s*=(?!=)", re.M)  # txt.a = ... / txt.a, txt.b = ...
+
+
+@pytest.mark.parametrize("name", CHAPTERS + ["reports/raguel", "reports/allocation", "teaching"])
+def test_every_eval_role_is_set_in_a_cell_above_it(name):
+    """An {eval} role reads the kernel when the build reaches it: a name set only in a later cell renders nothing
+    (the build warns and fails). Names set indirectly (setattr) are not seen here and are left to the build."""
+    path = BOOK / f"{name}.md"
+    if not path.exists():
+        pytest.skip(f"{name} has no source")
+    blocks = _cells(path.read_text())
+    later = {}  # name -> index of the first code block that assigns it
+    for i, (kind, body) in enumerate(blocks):
+        if kind == "code" and "{code-cell}" in body.splitlines()[0]:
+            for group in ASSIGNED.findall(body):
+                for n_ in re.findall(r"txt\.(\w+)", group):
+                    later.setdefault(n_, i)
+    early = [(n_, i) for i, (kind, body) in enumerate(blocks)
+             if not (kind == "code" and "{code-cell}" in body.splitlines()[0])
+             for n_ in re.findall(r"\{eval\}`txt\.(\w+)`", body) if n_ in later and later[n_] > i]
+    assert not early, f"{name}: {{eval}} roles read before the cell that sets them: {early[:5]}"
