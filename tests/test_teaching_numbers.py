@@ -34,7 +34,8 @@ def test_five_lenses_misconception_quotes_the_flips_lift_and_base_rate():
     flip = truth[truth["detector"] == "counterfactual flip"]
     assert flip["seed"].nunique() == len(flip) == 10
     quoted = (f"median {flip['lift'].median():.2f}, from {flip['lift'].min():.2f} to {flip['lift'].max():.2f} "
-              f"over ten splits, against a median base rate of {flip['base rate'].median():.2f}")
+              f"over ten splits, against a median base rate of {flip['base rate'].median():.2f}, where a flawless "
+              f"detector would reach about {1 / flip['base rate'].median():.1f})")  # precision 1: lift = 1 / base rate
     assert quoted in _page(), quoted
 
 
