@@ -35,13 +35,14 @@ page (``to_html``; its figures need the ``book`` extra, matplotlib).
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import html
 import io
 import json
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -84,7 +85,7 @@ class AuditReport:
         records for the page).
     metadata : dict
         Package version, data hash (SHA-256 of the audited rows), specs, protected column and
-        groups, seeds, start time and seconds.
+        groups, seeds, start time and seconds; ``notes`` once :meth:`with_notes` adds them.
     not_run : dict
         Lenses that do not apply to a bare classifier, with the reason.
     tests : dict
@@ -112,6 +113,38 @@ class AuditReport:
         """Read a report written by :meth:`to_json`."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         return cls(data["sections"], data["metadata"], data["not_run"], data.get("tests", {}))
+
+    def with_notes(self, notes) -> "AuditReport":
+        """A copy of the report with the auditor's notes added, to hand it on with what its numbers rest on.
+
+        A note says what a reader needs beside the numbers: that the rows are a sample and what the whole
+        data gives, what the model is for, who checked it. The HTML page shows the notes under its title and
+        the JSON keeps them in ``metadata["notes"]``; notes already there are kept. This report is not changed.
+
+        Parameters
+        ----------
+        notes : str or sequence of str
+            One note, or several, each a non-empty string.
+
+        Examples
+        --------
+        >>> shared = report.with_notes("Rows: a random sample of 1,000 of 9,769.")  # doctest: +SKIP
+        """
+        if isinstance(notes, str):
+            notes = [notes]
+        if notes is None or isinstance(notes, (bytes, dict)) or not hasattr(notes, "__iter__"):
+            raise TypeError(f"notes={notes!r} is not a string or a list of strings; give one note as a string "
+                            "or several as a list, e.g. notes=['Rows: a sample of 1,000.'].")
+        notes = list(notes)
+        if not notes:
+            raise ValueError("notes=[] holds no note; give at least one non-empty string.")
+        for i, note in enumerate(notes):
+            if not isinstance(note, str) or not note.strip():
+                raise ValueError(f"notes[{i}]={note!r} is not a note; give each note as a non-empty string.")
+        metadata = copy.deepcopy(self.metadata)
+        metadata["notes"] = [*metadata.get("notes", []), *(note.strip() for note in notes)]
+        return replace(self, sections=copy.deepcopy(self.sections), metadata=metadata,
+                       not_run=dict(self.not_run), tests=copy.deepcopy(self.tests))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per lens: its question and its reading."""
@@ -526,7 +559,8 @@ def _plain_json(value):
 _STYLE = """body{font-family:system-ui,sans-serif;max-width:46rem;margin:1rem auto;padding:0 1rem;line-height:1.5}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
 td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:right}img{max-width:100%;height:auto}
-.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}li,p{overflow-wrap:anywhere}"""
+.limits{color:#555;font-size:.9rem}.wide{overflow-x:auto}.meta{font-size:.85rem;color:#444}li,p{overflow-wrap:anywhere}
+.notes{border-left:4px solid #E69F00;padding:.1rem .8rem;background:#fff8e6}"""
 
 
 def _wilson(k, n):
@@ -573,6 +607,9 @@ def _page(report: AuditReport, figures: bool) -> str:
              f"{e(str(m['reference']))}</h1>",
              f"<p class='meta'>recourselab {e(m['version'])}, {e(m['started'])}, {m['rows']} rows (SHA-256 "
              f"{e(m['data_sha256'][:16])}…), random_state {m['random_state']}, {m['seconds']} s.</p>"]
+    if m.get("notes"):  # the auditor's caveats come before any number
+        parts.append("<div class='notes'><p><strong>Notes from the auditor</strong></p><ul>"
+                     + "".join(f"<li>{e(note)}</li>" for note in m["notes"]) + "</ul></div>")
     for s in report.sections:
         parts.append(f"<h2>{e(s['lens'])}</h2><p><strong>{e(s['question'])}</strong></p><p>{e(s['reading'])}</p>")
         if s["table"]:

@@ -345,3 +345,30 @@ def test_a_reused_search_must_share_the_threshold(audited):
     with pytest.raises(ValueError, match="computed with threshold=0.5, but threshold=0.6"):
         audit_model(pipe, X, enc, protected="sex", group="F", reference="M", threshold=0.6, recourse=searched,
                     progress=False)
+
+
+def test_notes_travel_with_the_report_and_leave_it_unchanged(audited, tmp_path):
+    _, _, _, report = audited
+    before = json.dumps(report.to_dict(), sort_keys=True)
+    shared = report.with_notes("Rows: a sample of 500 of 5,000.")
+    shared = shared.with_notes(["Whole data: 5.5% flagged.", " <b>x</b> "])
+    assert json.dumps(report.to_dict(), sort_keys=True) == before and "notes" not in report.metadata
+    assert shared.metadata["notes"] == ["Rows: a sample of 500 of 5,000.", "Whole data: 5.5% flagged.", "<b>x</b>"]
+    assert shared.sections == report.sections and shared.sections is not report.sections
+    again = AuditReport.from_json(shared.to_json(tmp_path / "a.json"))
+    assert again.metadata["notes"] == shared.metadata["notes"]
+    page = shared.to_html(tmp_path / "a.html").read_text()
+    head, first_lens = page.index("Notes from the auditor"), page.index(report.sections[0]["lens"])
+    assert head < first_lens and "<li>Rows: a sample of 500 of 5,000.</li>" in page
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page  # escaped, not rendered
+    assert "Notes from the auditor" not in report.to_html(tmp_path / "b.html").read_text()
+
+
+@pytest.mark.parametrize(("bad", "error", "message"), [
+    (None, TypeError, "notes=None"), (5, TypeError, "notes=5"), ([], ValueError, "notes=\\[\\]"),
+    (["ok", ""], ValueError, "notes\\[1\\]=''"), (["ok", None], ValueError, "notes\\[1\\]=None"),
+    ({"a": 1}, TypeError, "notes=\\{'a': 1\\}")])
+def test_bad_notes_are_named(audited, bad, error, message):
+    _, _, _, report = audited
+    with pytest.raises(error, match=message):
+        report.with_notes(bad)
