@@ -334,8 +334,8 @@ def _rho_lens(result, groups_refused, group, reference):
     two = np.isin(labels, [group, reference])
     cost, labels = cost[two], labels[two]
     rho = recourse_fairness_ratio(cost, labels) if len(np.unique(labels)) == 2 else float("nan")
-    reading = (f"ρ = {rho:.3f} (1: equal mean costs), the smaller group mean cost over the larger: a description "
-               "of lens 1's gap, with no test of its own (read lens 1's p).")
+    reading = (f"ρ = {rho:.3f} (1: equal mean costs), the smaller of the two groups' mean costs over the larger: "
+               "a description of lens 1's gap, with no test of its own (read lens 1's p).")
     return {"lens": "3. the recourse fairness ratio",
             "question": ("Do the two groups carry equal mean recourse costs (the fair-ranking lesson's ρ, taken here "
                          "on the whole list of the refused with a move found)?"),
