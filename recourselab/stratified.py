@@ -153,7 +153,7 @@ def _st_orderings(Z):
 
 
 def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, random_state=0,
-                       alpha: float = 0.05) -> np.ndarray:
+                       alpha: float = 0.05, within=None) -> np.ndarray:
     """The share of refused protected rows that ST flags, for ``n_shuffles`` random relabellings of the rows.
 
     Each shuffle permutes ``protected`` and runs k-NN situation testing (no counterfactuals, the reference
@@ -161,6 +161,11 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
     ``situation_testing(Z, shuffled, decisions, k=k, reference=~shuffled)`` would; the result is the same
     number (the tests check it). Up to 2,000 rows one ordering of every row's neighbours, computed once,
     serves all shuffles; above, ST is rerun per shuffle.
+
+    With ``within``, only those rows' labels are permuted, among themselves (every other row keeps its
+    label and still serves as a neighbour), and the share counts the refused protected rows among them:
+    the reference for a share read inside one stratum, such as one household role, where the labels are
+    unrelated to the other columns only inside it.
 
     Parameters
     ----------
@@ -174,10 +179,22 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
     random_state : int or numpy Generator, default 0
         The permutations are ``random_state.permutation(protected)`` in turn.
     alpha : float, default 0.05
+    within : array of bool, shape (n,), optional
+        The rows whose labels are shuffled and whose refused protected rows are counted; default all.
 
     Returns
     -------
     ndarray of float, shape (n_shuffles,)
+        NaN for a shuffle that leaves no refused protected row to count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.random((60, 2))
+    >>> protected, decisions = rng.random(60) < 0.5, (rng.random(60) < 0.5).astype(int)
+    >>> shuffled_st_shares(Z, protected, decisions, k=5, n_shuffles=3, within=Z[:, 0] < 0.5).shape
+    (3,)
     """
     from .situation_testing import situation_testing
 
@@ -196,26 +213,37 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
         raise ValueError(f"decisions must be 0 (refused) or 1 (favourable), got values "
                          f"{sorted(map(str, pd.unique(decisions)))[:5]}; map the model's labels to 0/1 first.")
     decisions = decisions.astype(int)
-    refused = decisions == 0
+    if within is None:
+        within = np.ones(len(Z), dtype=bool)
+    within = np.asarray(within)
+    if within.shape != (len(Z),) or within.dtype != bool:
+        raise ValueError(f"within must be a boolean array with one entry per row of Z ({len(Z)}), got shape "
+                         f"{within.shape} and dtype {within.dtype}; pass e.g. X['relationship'] != 'Husband'.")
+    counted = (decisions == 0) & within  # refused rows inside the shuffled set
     k = check_int(k, "k", minimum=1)
     n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=0)
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(
         check_seed(random_state, "random_state"))
-    n = len(protected)
-    if n > _FAST_ROWS:
+
+    def relabelled():
+        prot = protected.copy()
+        prot[within] = rng.permutation(protected[within])
+        return prot
+
+    if len(Z) > _FAST_ROWS:
         out = []
         for _ in range(n_shuffles):
-            prot = rng.permutation(protected)
+            prot = relabelled()
             res = situation_testing(Z, prot, decisions, k=k, reference=~prot, alpha=alpha)
-            mine = refused[prot]
+            mine = counted[prot]
             out.append(float(res["significant"].to_numpy()[mine].mean()) if mine.any() else float("nan"))
         return np.array(out)
     order = _st_orderings(Z)
-    order_refused = refused[order]
+    order_refused = (decisions == 0)[order]
     shares = []
     for _ in range(n_shuffles):
-        prot = rng.permutation(protected)
-        mine = refused[prot]
+        prot = relabelled()
+        mine = counted[prot]
         shares.append(float(_flags(order_refused, prot[order], prot, k, alpha)[mine].mean()) if mine.any()
                       else float("nan"))
     return np.array(shares)

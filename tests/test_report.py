@@ -183,6 +183,51 @@ def test_shared_neighbour_orderings_flag_exactly_who_rerunning_situation_testing
         assert any(0 < v for v in expected)  # the data do get flags: the equality is not 0 == 0
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_shuffles_within_a_stratum_flag_exactly_who_rerunning_situation_testing_flags(fast, monkeypatch):
+    """``within=``: only those rows are relabelled, the others stay neighbours, and only they are counted."""
+    import recourselab.stratified as stratified
+    from recourselab.situation_testing import situation_testing
+
+    if not fast:
+        monkeypatch.setattr(stratified, "_FAST_ROWS", 10)  # the per-shuffle rerun path, on a small instance
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        n = 80
+        Z = np.column_stack([rng.integers(0, 4, n), rng.random(n).round(1), rng.integers(0, 2, n)]).astype(float)
+        protected, decisions = rng.random(n) < 0.4, (rng.random(n) < 0.5).astype(int)
+        within = Z[:, 2] == 1
+        draws, expected = np.random.default_rng(seed), []
+        for _ in range(6):
+            prot = protected.copy()
+            prot[within] = draws.permutation(protected[within])
+            assert np.array_equal(prot[~within], protected[~within])  # outside, the labels stay
+            fresh = situation_testing(Z, prot, decisions, k=4, reference=~prot)["significant"].to_numpy()
+            counted = ((decisions == 0) & within)[prot]
+            expected.append(fresh[counted].mean())
+        shares = stratified.shuffled_st_shares(Z, protected, decisions, k=4, n_shuffles=6, within=within,
+                                               random_state=np.random.default_rng(seed))
+        assert np.array_equal(shares, np.array(expected))
+        assert any(0 < v for v in expected)  # flags exist: the equality is not 0 == 0
+        everywhere = stratified.shuffled_st_shares(Z, protected, decisions, k=4, n_shuffles=6, random_state=seed,
+                                                   within=np.ones(n, dtype=bool))
+        assert np.array_equal(everywhere, stratified.shuffled_st_shares(Z, protected, decisions, k=4,
+                                                                         n_shuffles=6, random_state=seed))
+
+
+@pytest.mark.parametrize("within, message", [
+    (np.array([True]), "one entry per row of Z (2)"),
+    (np.array([1, 0]), "dtype int"),
+    ([None, True], "dtype object"),
+])
+def test_shuffled_st_shares_rejects_a_bad_within(within, message):
+    from recourselab.stratified import shuffled_st_shares
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        shuffled_st_shares(np.array([[0.0, 1.0], [1.0, 2.0]]), np.array([True, False]), np.array([0, 1]), k=1,
+                           n_shuffles=2, within=within)
+
+
 def test_the_stratified_gap_test_matches_every_within_stratum_relabelling():
     import itertools
 
