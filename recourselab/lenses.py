@@ -252,9 +252,10 @@ def ranking_lens(world: World, *, tolerance: float = 1 / 3) -> Lens:
     Each refused applicant's cost to the (linear) model's boundary is computed
     twice with :func:`~recourselab.counterfactuals.linear_recourse`: as the
     continuous **relaxation** (feasible moves, what RAGUEL's ρ is defined on)
-    and as the cheapest **actionable advice** (the MIP in whole levels and
-    units under the advice policy, weighted-L1 objective; some applicants
-    have none). Flags: none (a waiting list detects nobody).
+    and as **actionable advice** (the MIP in whole levels and units under the
+    advice policy; it minimises a weighted-L1 stand-in and reports the L2 cost
+    of its point, an upper bound on the cheapest advice; some applicants have
+    none). Flags: none (a waiting list detects nobody).
     Details: ``rows``, ``X`` (encoded refused rows), ``relaxed`` and ``advice``
     (the two recourse results), ``rho`` and ``rho_reference`` (ρ = the smaller
     group mean of relaxed costs over the larger, for the audited and the
