@@ -236,7 +236,8 @@ def _recourse(trained, Z: np.ndarray, rows: np.ndarray, actionable: bool):
     """Relaxed costs by the closed-form projection; actionable advice by the exact MIP in whole steps.
 
     The closed form's actionable variant (the projection snapped onwards to whole levels) moves nearly every
-    mutable feature and overshoots the boundary; the MIP gives the cheapest advice on the grid.
+    mutable feature and overshoots the boundary; the MIP gives advice on the grid (the optimum of a weighted-L1
+    stand-in, priced in L2: an upper bound on the cheapest).
     """
     coef, intercept = trained.model.coef_[0], float(trained.model.intercept_[0])
     X = pd.DataFrame(Z[rows], columns=list(trained.encoder.feature_names_out_))
