@@ -177,7 +177,7 @@ def shuffled_st_shares(Z, protected, decisions, *, k: int, n_shuffles: int, rand
     k : int
     n_shuffles : int
     random_state : int or numpy Generator, default 0
-        The permutations are ``random_state.permutation(protected)`` in turn.
+        The permutations are ``random_state.permutation(protected[within])`` in turn (all rows by default).
     alpha : float, default 0.05
     within : array of bool, shape (n,), optional
         The rows whose labels are shuffled and whose refused protected rows are counted; default all.
