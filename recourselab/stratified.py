@@ -1,4 +1,5 @@
-"""Permutation tests of a mean gap between two groups, overall or within strata, and situation testing's shuffles.
+"""Permutation tests of a mean gap between two groups, overall or within strata, situation testing's shuffles,
+and two groups' shares within strata with their intervals.
 
 :func:`stratified_gap_test` compares the mean of a value (e.g. a recourse cost) between two groups like
 with like: within each stratum (e.g. household role) the gap of the group means is taken, the pooled
@@ -19,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_seed, plain
+from ._validation import check_aligned_all, check_int, check_labels, check_mask, check_seed, plain
 from .situation_testing.distance import as_frame, transform
 from .situation_testing.testing import wald_ci
 
-__all__ = ["stratified_gap_test", "shuffled_st_shares", "newcombe_interval"]
+__all__ = ["stratified_gap_test", "shuffled_st_shares", "newcombe_interval", "shares_by_stratum"]
 
 
 def _pooled_gap(values, labels, codes, n_strata, group, reference):
@@ -294,3 +295,85 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, *, confidence=0.95):
     (p1, l1, u1), (p2, l2, u2) = wilson(*counts["a"]), wilson(*counts["b"])
     d = p1 - p2
     return float(d - np.hypot(p1 - l1, u2 - p2)), float(d + np.hypot(u1 - p1, p2 - l2))
+
+
+def shares_by_stratum(found, labels, strata=None, *, group, reference, confidence=0.95) -> pd.DataFrame:
+    """Two groups' shares of a yes/no outcome within each stratum and overall, each with its interval.
+
+    For every stratum and for all rows together ("all"), each group's count ``n``, its successes
+    ``found``, the share ``found / n`` with Wilson's score interval, and the difference of the shares,
+    ``group`` minus ``reference``, with Newcombe's hybrid score interval (:func:`newcombe_interval`).
+    The intervals are unadjusted for the number of strata. A stratum without one of the groups gets
+    NaN for that group and for the difference.
+
+    Parameters
+    ----------
+    found : array of bool or 0/1, shape (n,)
+        The outcome per row (e.g. a move found for a refused person); no missing value.
+    labels : array, shape (n,)
+        Each row's group; rows of neither ``group`` nor ``reference`` are left out.
+    strata : array, shape (n,), optional
+        Each row's stratum (any labels, none missing). None: only the row "all".
+    group, reference : label
+        The two groups compared; the difference is ``group`` minus ``reference``.
+    confidence : float, default 0.95
+        Two-sided coverage of every interval, in (0, 1).
+
+    Returns
+    -------
+    DataFrame
+        One row per stratum (sorted by label), then ``"all"``; columns ``(group, "n")``,
+        ``(group, "found")``, ``(group, "share")``, ``(group, "low")``, ``(group, "high")``, the same for
+        ``reference``, and ``("difference", "share" | "low" | "high")``.
+
+    Examples
+    --------
+    >>> t = shares_by_stratum([1, 0, 1, 1], ["a", "a", "b", "b"], ["x", "x", "x", "y"], group="a", reference="b")
+    >>> float(t.loc["all", ("difference", "share")]), int(t.loc["y", ("a", "n")])
+    (-0.5, 0)
+    """
+    from scipy.stats import binomtest
+
+    check_aligned_all(found=found, labels=labels, strata=strata)
+    found = check_mask(found, "found", meaning="True = the outcome happened")
+    labels = check_labels(labels, "labels", len(found))
+    strata = None if strata is None else check_labels(strata, "strata", len(found))
+    if strata is not None and (strata == "all").any():
+        raise ValueError("strata holds the label 'all', the name of the overall row; rename that stratum "
+                         "(e.g. strata.replace('all', 'all (stratum)')).")
+    present = set(pd.unique(labels))
+    for name, value in (("group", group), ("reference", reference)):
+        if value not in present:
+            raise ValueError(f"{name}={plain(value)!r} is not among the labels {sorted(map(str, present))}; "
+                             "name a label that occurs.")
+    if group == reference:
+        raise ValueError(f"group and reference are both {plain(group)!r}; name two different labels.")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
+            or not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
+
+    def one_group(k, n):
+        if n == 0:
+            return {"n": 0, "found": 0, "share": np.nan, "low": np.nan, "high": np.nan}
+        ci = binomtest(k, n).proportion_ci(confidence_level=float(confidence), method="wilson")
+        return {"n": n, "found": k, "share": k / n, "low": ci.low, "high": ci.high}
+
+    names = [] if strata is None else sorted(pd.unique(strata[np.isin(labels, [group, reference])]),
+                                              key=lambda v: (str(type(v)), v))
+    rows = {}
+    for name, here in [(v, strata == v) for v in names] + [("all", np.ones(len(found), bool))]:
+        counts = [(int((found & here & (labels == g)).sum()), int((here & (labels == g)).sum()))
+                  for g in (group, reference)]
+        row = {(g, key): value for g, (k, n) in zip((group, reference), counts, strict=True)
+               for key, value in one_group(k, n).items()}
+        if counts[0][1] and counts[1][1]:
+            low, high = newcombe_interval(*counts[0], *counts[1], confidence=confidence)
+            row |= {("difference", "share"): row[(group, "share")] - row[(reference, "share")],
+                    ("difference", "low"): low, ("difference", "high"): high}
+        else:
+            row |= {("difference", key): np.nan for key in ("share", "low", "high")}
+        rows[name] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    table.index.name = "stratum"
+    return table

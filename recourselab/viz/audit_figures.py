@@ -1,4 +1,5 @@
-"""Figures of explanation consistency (attributions, regimes, PFR against CEC) and of the five lenses' flags."""
+"""Figures of explanation consistency (attributions, regimes, PFR against CEC), of the five lenses' flags, and of
+two groups' shares within strata."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .._validation import check_aligned_all, check_array, check_bool, check_int,
 from .theme import GROUP_COLOURS, MORE_COLOURS, REGIME_COLOURS, group_order, group_palette
 
 __all__ = ["plot_attribution_pair", "plot_regime_shares", "plot_pfr_cec", "plot_flag_overlap",
-           "plot_overlap_vs_chance"]
+           "plot_overlap_vs_chance", "plot_shares_by_stratum"]
 
 _REGIME_NAMES = {"A": "A: same outcome, same reasoning", "B": "B: same outcome, different reasoning",
                  "C": "C: different outcome, same reasoning", "D": "D: different outcome, different reasoning"}
@@ -326,3 +327,55 @@ def _draw_lifts(ax, lifts, labels) -> None:
     ax.scatter(finite["lift"].to_numpy(dtype=float), rows + offset, s=18, color="0.2", alpha=0.7, label="one split")
     ax.axvline(1.0, color="0.5", ls="--", lw=1, label="chance (lift 1)")
     ax.set(xlabel="lift = observed / expected overlap", title="Lift over splits")
+
+
+def plot_shares_by_stratum(table: pd.DataFrame, *, ax=None, title: str | None = None, xlabel: str = "share",
+                           tick_label: str = "{stratum}\n{group}: {n_group}, {reference}: {n_reference}",
+                           include_all: bool = False, legend_title: str | None = None):
+    """Horizontal bars of two groups' shares in each stratum, with their intervals and group sizes.
+
+    Draws the table of :func:`~recourselab.stratified.shares_by_stratum`: per stratum, one bar per group
+    (the first group on top, in its colour of :func:`group_palette`) with its Wilson interval as an error
+    bar, and each stratum named with its group sizes.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The output of :func:`~recourselab.stratified.shares_by_stratum`.
+    ax : matplotlib Axes, optional
+    title, xlabel : str, optional
+    tick_label : str
+        Format of each stratum's name, with the fields ``stratum``, ``group``, ``reference``,
+        ``n_group`` and ``n_reference`` (e.g. ``"{stratum}\n{n_group} women, {n_reference} men"``).
+    include_all : bool, default False
+        Also draw the row ``"all"`` (every stratum together).
+    legend_title : str, optional
+        The title of the legend of the two groups.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    if not isinstance(table, pd.DataFrame) or table.columns.nlevels != 2 \
+            or list(dict.fromkeys(table.columns.get_level_values(0)))[-1:] != ["difference"]:
+        raise TypeError("table must be the DataFrame that recourselab.stratified.shares_by_stratum returns.")
+    include_all = check_bool(include_all, "include_all")
+    group, reference = list(dict.fromkeys(table.columns.get_level_values(0)))[:2]
+    rows = table if include_all else table.drop(index="all")
+    if rows.empty:
+        raise ValueError("the table has no stratum to draw; pass include_all=True to draw the overall shares.")
+    palette = group_palette([group, reference])
+    if ax is None:
+        _, ax = plt.subplots(figsize=(3.9, 1.2 + 0.8 * len(rows)))
+    y, height = np.arange(len(rows))[::-1], 0.38
+    for offset, g in ((height / 2, group), (-height / 2, reference)):
+        share = rows[(g, "share")].to_numpy(dtype=float)
+        errors = np.abs(rows[[(g, "low"), (g, "high")]].to_numpy(dtype=float).T - share)
+        ax.barh(y + offset, np.nan_to_num(share), height=height, xerr=np.nan_to_num(errors), capsize=3,
+                color=palette[g], label=str(g))
+    names = [tick_label.format(stratum=name, group=group, reference=reference, n_group=int(r[(group, "n")]),
+                               n_reference=int(r[(reference, "n")])) for name, r in rows.iterrows()]
+    ax.set_yticks(y, labels=names)
+    ax.set(xlim=(0, 1), xlabel=xlabel, title=title or "")
+    ax.legend(title=legend_title or "", loc="lower right")
+    return ax
