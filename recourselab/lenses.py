@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import allocation as al
 from . import fair_ranking as rk
-from ._validation import check_int, check_unit_interval
+from ._validation import check_bool, check_int, check_positions, check_unit_interval
 from .audit import BiasedHistory, overlap_table, train_on_biased_history
 from .counterfactuals import linear_recourse
 from .datasets import Dataset
@@ -34,7 +34,7 @@ from .scm import AdditiveNoiseSCM
 from .situation_testing import situation_testing
 
 __all__ = ["World", "planted_world", "Lens", "face_lens", "cst_lens", "cec_lens", "ranking_lens", "budget_lens",
-           "closest_to_boundary", "truth_table"]
+           "boundary_recourse", "closest_to_boundary", "truth_table"]
 
 
 @dataclass(frozen=True)
@@ -232,13 +232,36 @@ def cec_lens(world: World, financial) -> Lens:
     return Lens(population & (regime == "D"), population, {"summary": summary, "regime": regime, "flipped": flipped})
 
 
-def _recourse(trained, Z: np.ndarray, rows: np.ndarray, actionable: bool):
-    """Relaxed costs by the closed-form projection; actionable advice by the exact MIP in whole steps.
+def boundary_recourse(trained, Z, rows, *, actionable: bool):
+    """Each given row's recourse to a trained linear model's boundary: relaxed, or as actionable advice.
 
-    The closed form's actionable variant (the projection snapped onwards to whole levels) moves nearly every
-    mutable feature and overshoots the boundary; the MIP gives advice on the grid (the optimum of a weighted-L1
-    stand-in, priced in L2: an upper bound on the cheapest).
+    The relaxation is the closed-form projection onto the boundary (feasible moves, continuous); the
+    advice is the exact MIP in whole levels and units under the advice policy, the optimum of a
+    weighted-L1 stand-in priced in L2, so its cost is an upper bound on the cheapest advice. (The closed
+    form's actionable variant, the projection snapped onwards to whole levels, moves nearly every mutable
+    feature and overshoots the boundary.) Rows the advice cannot bring to the favourable side get cost
+    ``inf``.
+
+    Parameters
+    ----------
+    trained : the ``audited`` or ``reference`` model of a :class:`World`
+        A fitted logistic regression with its encoder.
+    Z : array, shape (n, d)
+        The encoded rows (e.g. ``world.Z``).
+    rows : array of int
+        Positions in ``Z`` of the rows to move (e.g. ``np.flatnonzero(world.refused)``).
+    actionable : bool
+        False: the relaxation; True: actionable advice.
+
+    Returns
+    -------
+    tuple
+        ``(X, result)``: the rows as an encoded DataFrame, and the
+        :func:`~recourselab.counterfactuals.linear_recourse` result (``cost``, ``X_cf``, ``delta``).
     """
+    actionable = check_bool(actionable, "actionable")
+    Z = np.asarray(Z, dtype=float)
+    rows = check_positions(rows, "rows", len(Z))
     coef, intercept = trained.model.coef_[0], float(trained.model.intercept_[0])
     X = pd.DataFrame(Z[rows], columns=list(trained.encoder.feature_names_out_))
     with warnings.catch_warnings():
@@ -267,10 +290,10 @@ def ranking_lens(world: World, *, tolerance: float = 1 / 3) -> Lens:
     """
     groups = world.groups
     rows = np.flatnonzero(world.refused)
-    X, relaxed = _recourse(world.audited, world.Z, rows, False)
-    _, advice = _recourse(world.audited, world.Z, rows, True)
+    X, relaxed = boundary_recourse(world.audited, world.Z, rows, actionable=False)
+    _, advice = boundary_recourse(world.audited, world.Z, rows, actionable=True)
     ref_rows = np.flatnonzero(~world.approved_reference)
-    _, ref_relaxed = _recourse(world.reference, world.Z, ref_rows, False)
+    _, ref_relaxed = boundary_recourse(world.reference, world.Z, ref_rows, actionable=False)
     ok = np.isfinite(advice.cost)
     coef, intercept = world.audited.model.coef_[0], float(world.audited.model.intercept_[0])
     edited = rk.raguel(X, groups[rows], coef=coef, intercept=intercept, encoder=world.audited.encoder,

@@ -109,7 +109,7 @@ def test_ranking_advice_is_the_cheapest_by_brute_force():
                       citation=german.citation, description="German Credit, six discrete features")
     small = lenses.planted_world(data, protected_value="female", rate=0.25, random_state=0)
     trained = small.audited
-    X, advice = lenses._recourse(trained, small.Z, np.flatnonzero(small.refused), True)
+    X, advice = lenses.boundary_recourse(trained, small.Z, np.flatnonzero(small.refused), actionable=True)
     coef, b = trained.model.coef_[0], float(trained.model.intercept_[0])
     problem = _linear.parse_problem(X, coef, b, None, encoder=trained.encoder)
     lower, upper = _linear.advice_box(problem.box, trained.encoder).bounds(problem.A)
@@ -128,3 +128,17 @@ def test_ranking_advice_is_the_cheapest_by_brute_force():
         objective = np.sum(np.sqrt(problem.weights) * np.abs(advice.delta[i]))
         assert objective == pytest.approx(best, abs=1e-6)
     assert checked >= 10
+
+
+def test_boundary_recourse_is_what_ranking_lens_reads_and_names_bad_input(world):
+    rank = lenses.ranking_lens(world)
+    rows = np.flatnonzero(world.refused)
+    X, relaxed = lenses.boundary_recourse(world.audited, world.Z, rows, actionable=False)
+    assert np.allclose(relaxed.cost, rank.relaxed.cost) and X.equals(rank.X)
+    _, advice = lenses.boundary_recourse(world.audited, world.Z, rows[:5], actionable=True)
+    assert np.allclose(advice.cost, rank.advice.cost[:5])  # the same rows give the same advice, alone or together
+    assert (advice.cost >= relaxed.cost[:5] - 1e-9).all()  # the relaxation is a lower bound on the advice
+    with pytest.raises(ValueError, match=r"rows\[0\]=9999 is not a row position"):
+        lenses.boundary_recourse(world.audited, world.Z, [9999], actionable=False)
+    with pytest.raises((TypeError, ValueError), match="actionable"):
+        lenses.boundary_recourse(world.audited, world.Z, rows, actionable="yes")
