@@ -346,7 +346,7 @@ def plot_shares_by_stratum(table: pd.DataFrame, *, ax=None, title: str | None = 
     title, xlabel : str, optional
     tick_label : str
         Format of each stratum's name, with the fields ``stratum``, ``group``, ``reference``,
-        ``n_group`` and ``n_reference`` (e.g. ``"{stratum}\n{n_group} women, {n_reference} men"``).
+        ``n_group`` and ``n_reference`` (e.g. ``"{stratum}\\n{n_group} women, {n_reference} men"``).
     include_all : bool, default False
         Also draw the row ``"all"`` (every stratum together).
     legend_title : str, optional
