@@ -377,5 +377,5 @@ def plot_shares_by_stratum(table: pd.DataFrame, *, ax=None, title: str | None = 
                                n_reference=int(r[(reference, "n")])) for name, r in rows.iterrows()]
     ax.set_yticks(y, labels=names)
     ax.set(xlim=(0, 1), xlabel=xlabel, title=title or "")
-    ax.legend(title=legend_title or "", loc="lower right")
+    ax.legend(title=legend_title or "", loc="best")  # where it covers the fewest bars
     return ax
