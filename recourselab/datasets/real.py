@@ -233,12 +233,12 @@ def load_adult() -> Dataset:
     attributes: ``sex`` and ``race``.
 
     Features and actionability follow FACEGroup's Table 4 (Adult rows): age,
-    education and years of education may only increase, sex and race are
+    education and its numeric code may only increase, sex and race are
     immutable, the rest are free. Advice policy (the book's): never advised are
     age, marital status, relationship (no one is told to marry), capital gains
     and losses (outcomes of investments, not actions) and the immutable sex and
-    race; education at most two levels (and two years) up; hours at most ±10 a
-    week. The columns Table 4 does not use are dropped:
+    race; education at most two levels up (two named levels, or two steps of the
+    1-16 code, which counts levels, not years); hours at most ±10 a week. The columns Table 4 does not use are dropped:
     ``fnlwgt`` (a census sampling weight, not a property of the person) and
     ``native_country``.
 
