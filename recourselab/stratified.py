@@ -27,6 +27,24 @@ from .situation_testing.testing import wald_ci
 __all__ = ["stratified_gap_test", "shuffled_st_shares", "newcombe_interval", "shares_by_stratum"]
 
 
+def _check_two_groups(labels, group, reference) -> None:
+    """``group`` and ``reference`` must be two different labels that occur in ``labels``."""
+    present = set(pd.unique(labels))
+    for name, value in (("group", group), ("reference", reference)):
+        if value not in present:
+            raise ValueError(f"{name}={plain(value)!r} is not among the labels {sorted(map(str, present))}; "
+                             "name a label that occurs.")
+    if group == reference:
+        raise ValueError(f"group and reference are both {plain(group)!r}; name two different labels.")
+
+
+def _check_confidence(confidence) -> None:
+    """A two-sided coverage strictly between 0 and 1 (not a bool)."""
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
+            or not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
+
+
 def _pooled_gap(values, labels, codes, n_strata, group, reference):
     """Per stratum: (gap of the group means, size) where both groups are present; and the size-weighted mean."""
     gaps, sizes = [], []
@@ -90,13 +108,7 @@ def stratified_gap_test(values, labels, strata=None, *, group, reference, n_shuf
     if len(strata) != len(values) or strata.isna().any():
         raise ValueError(f"strata must give one stratum per value ({len(values)}) with none missing, got "
                          f"{len(strata)} entries, {int(strata.isna().sum())} missing; fill or drop them first.")
-    present = set(pd.unique(labels))
-    for name, value in (("group", group), ("reference", reference)):
-        if value not in present:
-            raise ValueError(f"{name}={plain(value)!r} is not among the labels {sorted(map(str, present))}; "
-                             "name a label that occurs.")
-    if group == reference:
-        raise ValueError(f"group and reference are both {plain(group)!r}; name two different labels.")
+    _check_two_groups(labels, group, reference)
     n_shuffles = check_int(n_shuffles, "n_shuffles", minimum=1)
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(
         check_seed(random_state, "random_state"))
@@ -284,9 +296,7 @@ def newcombe_interval(successes_a, n_a, successes_b, n_b, *, confidence=0.95):
         if k > n:
             raise ValueError(f"{name}={k} is larger than {n_name}={n}; pass at most {n_name} successes.")
         counts[name[-1]] = (k, n)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
-            or not 0 < confidence < 1:
-        raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
+    _check_confidence(confidence)
 
     def wilson(k, n):  # scipy's Wilson score interval (no continuity correction)
         ci = binomtest(k, n).proportion_ci(confidence_level=float(confidence), method="wilson")
@@ -341,16 +351,8 @@ def shares_by_stratum(found, labels, strata=None, *, group, reference, confidenc
     if strata is not None and (strata == "all").any():
         raise ValueError("strata holds the label 'all', the name of the overall row; rename that stratum "
                          "(e.g. strata.replace('all', 'all (stratum)')).")
-    present = set(pd.unique(labels))
-    for name, value in (("group", group), ("reference", reference)):
-        if value not in present:
-            raise ValueError(f"{name}={plain(value)!r} is not among the labels {sorted(map(str, present))}; "
-                             "name a label that occurs.")
-    if group == reference:
-        raise ValueError(f"group and reference are both {plain(group)!r}; name two different labels.")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating, np.integer)) \
-            or not 0 < confidence < 1:
-        raise ValueError(f"confidence={confidence!r} must be a number strictly between 0 and 1, e.g. 0.95.")
+    _check_two_groups(labels, group, reference)
+    _check_confidence(confidence)
 
     def one_group(k, n):
         if n == 0:
