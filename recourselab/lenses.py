@@ -149,25 +149,41 @@ class Lens:
             raise AttributeError(name) from None
 
 
-def face_lens(world: World, epsilons, *, approved=None) -> Lens:
+def face_lens(world: World, epsilons, *, approved=None, nodes: str = "test") -> Lens:
     """FACEGroup's reachability (lesson "Group counterfactuals"): refused applicants with no feasible path.
 
     ε is chosen on the grid ``epsilons`` by FACEGroup's rule (the smallest
     after which no further refused applicant becomes coverable); the graph is
     KDE-weighted, costs are L2. ``approved`` replaces the audited model's
-    decisions (e.g. the reference's). Details: ``epsilon``, ``C`` (costs, refused
-    × approved), ``sources``.
+    decisions (e.g. the reference's). ``nodes="all"`` builds the graph on the
+    training applicants too, decided by the audited model, as waypoints and
+    targets (FACEGroup builds it on the whole data set); who has a path depends
+    on the nodes, and only test rows are flagged either way. Details: ``epsilon``,
+    ``C`` (costs, refused test rows × approved nodes), ``sources`` (test rows),
+    ``targets`` (nodes: test rows first, then training rows).
     """
+    if nodes not in ("test", "all"):
+        raise ValueError(f"nodes={nodes!r}: give 'test' (the graph on the test applicants) or 'all' (the "
+                         "training applicants too).")
+    if nodes == "all" and approved is not None:
+        raise ValueError("nodes='all' decides the training applicants with the audited model; give approved= "
+                         "only with nodes='test'.")
     approved = world.approved if approved is None else np.asarray(approved, bool)
-    sources, targets = np.flatnonzero(~approved), np.flatnonzero(approved)
+    Z = world.Z
+    if nodes == "all":
+        Z = np.vstack([world.Z, world.audited.Z_train])
+        approved = np.concatenate([approved, world.audited.decide(world.audited.Z_train)])
+    sources = np.flatnonzero(~approved[:len(world.Z)])
+    targets = np.flatnonzero(approved)
     encoder = world.audited.encoder
-    epsilon = choose_epsilon(connectivity_by_epsilon(world.Z, epsilons, encoder=encoder, sources=sources,
+    epsilon = choose_epsilon(connectivity_by_epsilon(Z, epsilons, encoder=encoder, sources=sources,
                                                      targets=targets)).epsilon
-    graph = build_feasibility_graph(world.Z, epsilon, encoder=encoder, weighting="kde")
+    graph = build_feasibility_graph(Z, epsilon, encoder=encoder, weighting="kde")
     C = graph.costs(sources, targets, cost="l2")
     flags = np.zeros(len(world.Z), bool)
     flags[sources[~np.isfinite(C).any(axis=1)]] = True
-    return Lens(flags, ~approved, {"epsilon": epsilon, "C": C, "sources": sources})
+    return Lens(flags, ~approved[:len(world.Z)], {"epsilon": epsilon, "C": C, "sources": sources,
+                                                  "targets": targets})
 
 
 def cst_lens(world: World, dag, *, k: int = 15, alpha: float = 0.05) -> Lens:

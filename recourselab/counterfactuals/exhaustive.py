@@ -4,7 +4,8 @@
 and its "not found" means none found. When advice may move only a few columns, each in whole units
 (a category, an ordinal level, one year or hour), the moves are few enough to score them all:
 :func:`exhaustive_recourse` does, and returns the cheapest approved move per person (or none, which
-then means none exists on that grid).
+then means none exists on that grid). :func:`exhaustive_recourse_by_price` does the same under several
+sets of cost weights, scoring the grid once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .._validation import check_int, check_number, favourable_column
 from ..features import check_encoder
 from .batch import BatchRecourse, _assemble, _check_frame, _proba, _raw_model, _rows
 
-__all__ = ["exhaustive_recourse"]
+__all__ = ["exhaustive_recourse", "exhaustive_recourse_by_price"]
 
 
 def _values(encoder, name: str, value) -> list:
@@ -49,7 +50,8 @@ def exhaustive_recourse(model, X, encoder, *, rows=None, columns=None, favourabl
     Combinations that fail :meth:`Encoder.actionable <recourselab.features.Encoder.actionable>` are
     dropped; among those whose favourable probability reaches ``threshold`` and that the raw model's
     ``predict`` approves, the cheapest is returned. Unlike :func:`recourse_for_refused` the cost is the
-    optimum on this grid, and "not found" means no move on the grid exists. Deterministic.
+    optimum on this grid, and "not found" means no move on the grid exists. Deterministic. To compare
+    several sets of ``weights``, :func:`exhaustive_recourse_by_price` scores the grid once for all.
 
     Parameters
     ----------
@@ -101,8 +103,72 @@ def exhaustive_recourse(model, X, encoder, *, rows=None, columns=None, favourabl
     >>> bool(res.summary["found"].all()), set(res.summary["method"])
     (True, {'exhaustive'})
     """
+    return _exhaustive(model, X, encoder, [weights], rows=rows, columns=columns, favourable=favourable,
+                       threshold=threshold, max_grid=max_grid, batch=batch)[0]
+
+
+def exhaustive_recourse_by_price(model, X, encoder, prices: Mapping, *, rows=None, columns=None, favourable=1,
+                                 threshold: float = 0.5, max_grid: int = 100_000,
+                                 batch: int = 200_000) -> dict:
+    """:func:`exhaustive_recourse` under several sets of cost weights, scoring each move once.
+
+    Which moves are actionable and approved does not depend on the prices; only which of them is
+    cheapest does. So the grid is built and scored by the model once, and each set of weights picks
+    its own cheapest approved move per person: the same answers as one :func:`exhaustive_recourse`
+    call per set, for about the time of one.
+
+    Parameters
+    ----------
+    model, X, encoder, rows, columns, favourable, threshold, max_grid, batch
+        As :func:`exhaustive_recourse`.
+    prices : mapping
+        Label to per-feature weights (a mapping overriding the specs' ``weight``, or None for the
+        specs' own), e.g. ``{"specs": None, "education x2": {"education_num": 2.0}}``.
+
+    Returns
+    -------
+    dict
+        Label to :class:`~recourselab.counterfactuals.batch.BatchRecourse`, in the order of ``prices``
+        (each ``seconds`` is the shared call's wall time).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from recourselab.features import Encoder, FeatureSpec
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"hours": rng.integers(20, 60, 300), "savings": rng.integers(0, 10, 300)})
+    >>> y = (X["savings"] + X["hours"] / 10 + rng.normal(0, 1, 300) > 8).astype(int)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> enc = Encoder([FeatureSpec("hours", "continuous", "increase", unit="h"),
+    ...                FeatureSpec("savings", "continuous", "increase", unit="k")]).fit(X)
+    >>> res = exhaustive_recourse_by_price(model, X, enc, {"specs": None, "savings dear": {"savings": 10.0}})
+    >>> bool((res["savings dear"].summary["cost"] >= res["specs"].summary["cost"]).all())
+    True
+    """
+    if not isinstance(prices, Mapping) or not len(prices):
+        raise TypeError(f"prices={prices!r}: give a non-empty mapping of label to weights, e.g. "
+                        "{'specs': None, 'education x2': {'education_num': 2.0}}.")
+    check_encoder(encoder)
+    for label, weights in prices.items():
+        if weights is not None and not isinstance(weights, Mapping):
+            raise TypeError(f"prices[{label!r}]={weights!r}: give a mapping of feature to weight, or None for the "
+                            "specs' own weights.")
+        try:
+            encoder.weight_vector(weights)  # checked before the grid is built, not after the first batch
+        except ValueError as error:
+            raise ValueError(f"prices[{label!r}]: {error}") from None
+    results = _exhaustive(model, X, encoder, list(prices.values()), rows=rows, columns=columns,
+                          favourable=favourable, threshold=threshold, max_grid=max_grid, batch=batch)
+    return dict(zip(prices, results, strict=True))
+
+
+def _exhaustive(model, X, encoder, prices: list, *, rows, columns, favourable, threshold, max_grid, batch) -> list:
+    """The search of :func:`exhaustive_recourse`, one result per weights mapping in ``prices``."""
     start = time.perf_counter()
     check_encoder(encoder)
+    for weights in prices:
+        encoder.weight_vector(weights)
     X = _check_frame(X, "X")
     threshold = check_number(threshold, "threshold", minimum=0.0, maximum=1.0)
     if threshold == 0:
@@ -131,7 +197,7 @@ def exhaustive_recourse(model, X, encoder, *, rows=None, columns=None, favourabl
     Z = encoder.transform(X)
     decision = np.asarray(raw_model.predict(X[cols]))
     positions = _rows(rows, X, decision != favourable)
-    found: list = [None] * len(positions)
+    found = [[None] * len(positions) for _ in prices]
     pending: list = []  # (position in `positions`, grid frame)
 
     def score(pending):
@@ -141,19 +207,9 @@ def exhaustive_recourse(model, X, encoder, *, rows=None, columns=None, favourabl
         Zg = encoder.transform(grids)
         ok = encoder.actionable(starts, Zg) & (np.abs(Zg - starts).max(axis=1) > 1e-12)  # the own row is no move
         ok[ok] = _proba(raw_model, grids[ok], column) >= threshold  # one model call for the whole batch
-        cost = np.where(ok, encoder.cost(starts, Zg, weights=weights), np.inf)
-        order = np.lexsort((cost, owners))  # by person, cheapest first
-        first = order[np.r_[True, owners[order][1:] != owners[order][:-1]]]
-        while len(first := first[np.isfinite(cost[first])]):
-            # predict confirms each person's cheapest; where it does not (a tie at the threshold), the next one
-            approved = np.asarray(raw_model.predict(grids.iloc[first][cols])) == favourable
-            for b in first[approved]:
-                found[owners[b]] = Zg[b]
-            cost[first[~approved]] = np.inf
-            redo = np.isin(owners, owners[first[~approved]])
-            order = np.lexsort((cost[redo], owners[redo]))
-            idx = np.flatnonzero(redo)[order]
-            first = idx[np.r_[True, owners[idx][1:] != owners[idx][:-1]]] if len(idx) else idx
+        for weights, found_here in zip(prices, found, strict=True):
+            _cheapest_approved(grids, owners, Zg, np.where(ok, encoder.cost(starts, Zg, weights=weights), np.inf),
+                               raw_model, cols, favourable, found_here)
 
     size = 0
     for i, p in enumerate(positions):
@@ -173,6 +229,23 @@ def exhaustive_recourse(model, X, encoder, *, rows=None, columns=None, favourabl
             pending, size = [], 0
     if pending:
         score(pending)
-    out = [(t, "exhaustive" if t is not None else "none") for t in found]
-    return _assemble(X, Z, positions, out, raw_model, encoder, column, favourable, decision, threshold, weights,
-                     time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return [_assemble(X, Z, positions, [(t, "exhaustive" if t is not None else "none") for t in found_here],
+                      raw_model, encoder, column, favourable, decision, threshold, weights, seconds)
+            for weights, found_here in zip(prices, found, strict=True)]
+
+
+def _cheapest_approved(grids, owners, Zg, cost, raw_model, cols, favourable, found) -> None:
+    """Fill ``found[owner]`` with each owner's cheapest finite-cost move that ``predict`` approves."""
+    order = np.lexsort((cost, owners))  # by person, cheapest first
+    first = order[np.r_[True, owners[order][1:] != owners[order][:-1]]]
+    while len(first := first[np.isfinite(cost[first])]):
+        # predict confirms each person's cheapest; where it does not (a tie at the threshold), the next one
+        approved = np.asarray(raw_model.predict(grids.iloc[first][cols])) == favourable
+        for b in first[approved]:
+            found[owners[b]] = Zg[b]
+        cost[first[~approved]] = np.inf
+        redo = np.isin(owners, owners[first[~approved]])
+        order = np.lexsort((cost[redo], owners[redo]))
+        idx = np.flatnonzero(redo)[order]
+        first = idx[np.r_[True, owners[idx][1:] != owners[idx][:-1]]] if len(idx) else idx

@@ -142,3 +142,21 @@ def test_boundary_recourse_is_what_ranking_lens_reads_and_names_bad_input(world)
         lenses.boundary_recourse(world.audited, world.Z, [9999], actionable=False)
     with pytest.raises((TypeError, ValueError), match="actionable"):
         lenses.boundary_recourse(world.audited, world.Z, rows, actionable="yes")
+
+
+def test_a_graph_on_all_applicants_links_more_refused_test_rows(world):
+    test_only = lenses.face_lens(world, [2.0, 2.5, 3.0])
+    everyone = lenses.face_lens(world, [2.0, 2.5, 3.0], nodes="all")
+    assert np.array_equal(everyone.population, test_only.population)  # the refused test rows either way
+    assert not (everyone.flags & ~everyone.population).any()
+    assert everyone.flags.sum() < test_only.flags.sum()  # more nodes: waypoints and targets
+    n_test = len(world.Z)
+    assert (everyone.targets >= n_test).any() and np.array_equal(everyone.sources, test_only.sources)
+    # a test row with a path on the small graph keeps one on the larger (its nodes are a subset), at the same ε
+    same_eps = lenses.face_lens(world, [everyone.epsilon], nodes="all")
+    small_eps = lenses.face_lens(world, [everyone.epsilon])
+    assert not (same_eps.flags & ~small_eps.flags).any()
+    with pytest.raises(ValueError, match="nodes='some'"):
+        lenses.face_lens(world, [2.5], nodes="some")
+    with pytest.raises(ValueError, match="give approved= only with nodes='test'"):
+        lenses.face_lens(world, [2.5], approved=world.approved_reference, nodes="all")

@@ -13,6 +13,7 @@ from recourselab.counterfactuals import (
     coverage_by_group,
     describe_changes,
     exhaustive_recourse,
+    exhaustive_recourse_by_price,
     linear_recourse,
     mad_l1_cost,
     nearest_counterfactuals,
@@ -55,6 +56,10 @@ def exhaustive(**kw):
     return lambda: exhaustive_recourse(kw.pop("model", _MODEL), kw.pop("X", FRAME), kw.pop("encoder", ENC), **kw)
 
 
+def by_price(prices, **kw):
+    return lambda: exhaustive_recourse_by_price(_MODEL, FRAME, ENC, prices, **kw)
+
+
 def linear(X_=X, coef=(1, 1, 1, 1), intercept=0.0, weights=1.0, **kw):
     return lambda: linear_recourse(X_, list(coef) if isinstance(coef, tuple) else coef, intercept, weights, **kw)
 
@@ -69,6 +74,13 @@ CASES = [
     ("exhaustive: max_grid 0", exhaustive(max_grid=0), ValueError, "max_grid"),
     ("exhaustive: a column advice may not change", exhaustive(columns=["nope"]), ValueError,
      "names \\['nope'\\], which advice may not change or no spec describes; give features among"),
+    ("exhaustive: a weight names no feature", exhaustive(weights={"salary": 1.0}), ValueError,
+     "weights names an unknown feature 'salary'"),
+    ("by price: not a mapping", by_price([None]), TypeError, r"prices=\[None\]: give a non-empty mapping"),
+    ("by price: a price is a number", by_price({"x2": 2.0}), TypeError, r"prices\['x2'\]=2.0: give a mapping"),
+    ("by price: a negative weight", by_price({"x": {"debt": -1}}), ValueError,
+     r"prices\['x'\]: weights\['debt'\]=-1.0 must be finite and >= 0"),
+    ("by price: threshold 0", by_price({"x": None}, threshold=0), ValueError, "threshold=0 is reached by everyone"),
     ("batch: NaN threshold", batch(threshold=float("nan")), ValueError, "threshold"),
     ("batch: infinite threshold", batch(threshold=float("inf")), ValueError, "threshold"),
     ("batch: unknown favourable", batch(favourable=2), ValueError, r"favourable=2 is not among model's classes"),
@@ -240,7 +252,7 @@ def test_the_table_covers_every_public_function():
     functions = {name for name in package.__all__ if callable(getattr(package, name)) and name[0].islower()}
     covered = {c[0].split(":")[0] for c in CASES}
     assert {"nearest", "describe", "by group", "coverage", "linear", "mad", "percentile", "batch",
-            "exhaustive"} == covered
+            "exhaustive", "by price"} == covered
     assert functions == {"nearest_counterfactuals", "describe_changes", "recourse_by_group", "coverage_by_group",
                          "linear_recourse", "mad_l1_cost", "percentile_shift_cost", "recourse_for_refused",
-                         "exhaustive_recourse"}
+                         "exhaustive_recourse", "exhaustive_recourse_by_price"}

@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
-from recourselab.counterfactuals import exhaustive_recourse, recourse_for_refused
+from recourselab.counterfactuals import exhaustive_recourse, exhaustive_recourse_by_price, recourse_for_refused
 from recourselab.features import Encoder, FeatureSpec
 
 SPECS = [
@@ -129,3 +129,33 @@ def test_columns_restrict_the_grid():
     enc = Encoder(specs).fit(X[["income", "debt"]])
     res = exhaustive_recourse(model, X[["income", "debt"]], enc, columns=["income"])
     assert set(res.changes["feature"]) <= {"income"}
+
+
+def test_by_price_equals_one_call_per_price(world):
+    X, pipe, enc, refused, res = world
+    prices = {"specs": None, "education dear": {"education": 6.0}, "job cheap": {"job": 0.2, "debt": 2.0}}
+    by_price = exhaustive_recourse_by_price(pipe, X, enc, prices, rows=refused, batch=500)
+    assert list(by_price) == list(prices)
+    for label, weights in prices.items():
+        one = exhaustive_recourse(pipe, X, enc, rows=refused, weights=weights)
+        pd.testing.assert_frame_equal(by_price[label].summary, one.summary)
+        pd.testing.assert_frame_equal(by_price[label].counterfactuals, one.counterfactuals)
+    # not vacuous: the prices change some people's cheapest move, and never make a move cheaper
+    dear, specs = by_price["education dear"].summary, by_price["specs"].summary
+    assert (dear["changes"] != specs["changes"]).any()
+    assert (dear["cost"] >= specs["cost"] - 1e-12).all()
+    assert (by_price["specs"].summary["found"] == by_price["job cheap"].summary["found"]).all()
+
+
+def test_by_price_names_bad_prices_before_any_work(world):
+    X, pipe, enc, refused, _ = world
+    with pytest.raises(TypeError, match=r"prices=\[\]"):
+        exhaustive_recourse_by_price(pipe, X, enc, [], rows=refused)
+    with pytest.raises(TypeError, match=r"prices=\{\}"):
+        exhaustive_recourse_by_price(pipe, X, enc, {}, rows=refused)
+    with pytest.raises(TypeError, match=r"prices\['a'\]=2.0"):
+        exhaustive_recourse_by_price(pipe, X, enc, {"a": 2.0}, rows=refused)
+    with pytest.raises(ValueError, match=r"prices\['b'\].*unknown feature 'salary'"):
+        exhaustive_recourse_by_price(pipe, X, enc, {"a": None, "b": {"salary": 1.0}}, rows=refused)
+    with pytest.raises(ValueError, match=r"prices\['a'\].*weights\['job'\]=nan"):
+        exhaustive_recourse_by_price(pipe, X, enc, {"a": {"job": float("nan")}}, rows=refused)
