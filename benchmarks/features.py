@@ -1,4 +1,5 @@
-"""Encoder.feasible and nearest_counterfactuals against naive Python loops, in one process.
+"""Encoder.feasible and nearest_counterfactuals against naive Python loops, in one process; and
+exhaustive_recourse_by_price against one exhaustive_recourse call per set of prices.
 
 Run with ``make bench`` (or ``.venv/bin/python benchmarks/features.py``).
 Prints, for each operation: time per call at several sizes, the growth exponent
@@ -8,7 +9,7 @@ in n, and the speed-up over a naive per-pair loop measured on a subset.
 import numpy as np
 import pandas as pd
 
-from recourselab.counterfactuals import nearest_counterfactuals
+from recourselab.counterfactuals import exhaustive_recourse, exhaustive_recourse_by_price, nearest_counterfactuals
 from recourselab.counterfactuals.paper import nearest_feasible_counterfactual
 from recourselab.datasets import load_adult, load_german_credit
 
@@ -96,9 +97,48 @@ def bench_nearest(rng):
     print(f"growth exponent in n (pairs grow as n²): {growth:.2f}\n")
 
 
+def bench_by_price(rng):
+    """Several sets of prices: one grid scored once against one exhaustive_recourse call per set."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from recourselab.features import Encoder, FeatureSpec
+
+    n = 2_000
+    X = pd.DataFrame({"age": rng.integers(20, 70, n), "income": rng.integers(20, 60, n),
+                      "debt": rng.integers(0, 25, n), "education": rng.integers(0, 8, n)})
+    y = (0.08 * X["income"] - 0.15 * X["debt"] + 0.4 * X["education"] + rng.logistic(0, 0.5, n) > 2).astype(int)
+    model = HistGradientBoostingClassifier(random_state=0).fit(X, y)
+    enc = Encoder([FeatureSpec("age", "continuous", "immutable"),
+                   FeatureSpec("income", "continuous", "increase", max_change=6.0),
+                   FeatureSpec("debt", "continuous", "decrease", max_change=8.0),
+                   FeatureSpec("education", "continuous", "increase", max_change=2.0)]).fit(X)
+    rows = X.index[model.predict(X) == 0][:300]
+    rows_out = []
+    for k in (1, 2, 5, 8):
+        prices = {w: {"education": w} for w in np.geomspace(0.5, 8, k)}
+        shared = best_time(lambda p=prices: exhaustive_recourse_by_price(model, X, enc, p, rows=rows), repeat=2)
+        one_each = best_time(lambda p=prices: [exhaustive_recourse(model, X, enc, rows=rows, weights=w)
+                                               for w in p.values()], repeat=2)
+        rows_out.append({"prices": k, "by_price seconds": shared, "one call per price seconds": one_each})
+    last = exhaustive_recourse_by_price(model, X, enc, prices, rows=rows)
+    for w, res in last.items():  # the same answers
+        pd.testing.assert_frame_equal(res.summary, exhaustive_recourse(model, X, enc, rows=rows,
+                                                                        weights=prices[w]).summary)
+    table = pd.DataFrame(rows_out)
+    table["speed-up"] = table["one call per price seconds"] / table["by_price seconds"]
+    title = f"exhaustive_recourse_by_price, {len(rows)} refused people, four columns"
+    results.table("exhaustive_recourse_by_price", title, table,
+                  note="against one exhaustive_recourse call per set of prices, same process, same answers")
+    results.value("speed-up: exhaustive_recourse_by_price (8 prices)", table["speed-up"].iloc[-1])
+    print(title)
+    print(table.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+    print()
+
+
 if __name__ == "__main__":
     print(f"machine: {machine()}\n")
     rng = np.random.default_rng(0)
     bench_feasible(rng)
     bench_nearest(rng)
+    bench_by_price(rng)
     results.save()

@@ -274,23 +274,33 @@ def _recourse_lens(result, groups_refused, group, reference, n_shuffles, rng, st
     test = stratified_gap_test(cost, labels, strata[found], group=group, reference=reference,
                                n_shuffles=n_shuffles, random_state=rng_strata)
     larger = int(round(test["p"] * (test["n_shuffles"] + 1))) - 1
+    balanced = _balanced_gap(test["strata"])
     section["reading"] += (f" Within strata of {strata_name}, the within-stratum gaps weighted by each "
                            f"stratum's number of people with a move give {test['gap']:+.3f} "
-                           f"({test['gap'] / observed:.0%} of the overall "
-                           f"gap); with the labels shuffled within each stratum, a gap this large or larger either "
+                           f"({test['gap'] / observed:.0%} of the overall gap; weights that balance the two groups "
+                           f"give {balanced:+.3f}, {balanced / observed:.0%}: the share depends on the weights); "
+                           f"with the labels shuffled within each stratum, a gap this large or larger either "
                            f"way in {larger} of {test['n_shuffles']} shuffles (two-sided p = {test['p']:.3f}).")
     small = [f"{row['stratum']} {row['group']!r}: {row['refused']}" for row in table
              if 0 < row["refused"] < SMALL_GROUP]
     if small:
         section["reading"] += (f" Warning: fewer than {SMALL_GROUP} refused in {'; '.join(small)}; shares and means "
                                "of so few are too noisy to read alone.")
-    section["numbers"].update({"stratified_gap": test["gap"], "p_stratified": test["p"],
-                               "strata_left_out": test["strata_left_out"]})
+    section["numbers"].update({"stratified_gap": test["gap"], "stratified_gap_balanced": balanced,
+                               "p_stratified": test["p"], "strata_left_out": test["strata_left_out"]})
     section["strata"] = {"column": strata_name, "table": table, "gaps": test["strata"]}
     section["limits"] += (f" The strata of {strata_name} are not like with like where they differ in a column the "
                           "model takes (e.g. wives and husbands, whose household role is sex under another name): a "
                           "within-stratum gap shows where a gap lies, not that it is explained.")
     return section
+
+
+def _balanced_gap(strata) -> float:
+    """The within-stratum gaps weighted by n_g n_r / (n_g + n_r), which balances the two groups (Mantel-Haenszel's
+    weights for a difference), against :func:`stratified_gap_test`'s weights n_g + n_r."""
+    weights = np.array([row["n_group"] * row["n_reference"] / (row["n_group"] + row["n_reference"]) for row in strata])
+    gaps = np.array([row["gap"] for row in strata])
+    return float(weights @ gaps / weights.sum()) if len(strata) else float("nan")
 
 
 def _st_lens(Z, is_g, is_r, decisions, refused, k, n_shuffles, rng, n_jobs):

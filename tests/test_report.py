@@ -278,6 +278,13 @@ def test_strata_add_the_like_for_like_table_test_and_multiplicity_line(audited, 
     lens1 = with_strata.sections[1]
     assert lens1["numbers"]["mean_cost_gap"] == report.sections[1]["numbers"]["mean_cost_gap"]
     assert 0 < lens1["numbers"]["p_stratified"] <= 1 and lens1["strata"]["column"] == "job is nurse"
+    # the balancing weights n_g n_r / (n_g + n_r), by hand from the table's counts of people with a move
+    moves = {(row["stratum"], row["group"]): row["with recourse"] for row in lens1["strata"]["table"]}
+    gaps = {row["stratum"]: row["gap"] for row in lens1["strata"]["gaps"]}
+    w = {st: moves[st, "F"] * moves[st, "M"] / (moves[st, "F"] + moves[st, "M"]) for st in gaps}
+    balanced = sum(w[st] * gaps[st] for st in gaps) / sum(w.values())
+    assert np.isclose(lens1["numbers"]["stratified_gap_balanced"], balanced)
+    assert f"weights that balance the two groups give {balanced:+.3f}" in lens1["reading"]
     assert {(row["stratum"], row["group"]) for row in lens1["strata"]["table"]} == {
         (s, g) for s in ("nurse", "other") for g in ("F", "M")}
     assert sum(row["refused"] for row in lens1["strata"]["table"]) == sum(row["refused"] for row in lens1["table"])

@@ -69,3 +69,14 @@ def test_the_three_session_lessons_spare_minutes_are_the_plan_tools():
     spare = [50 - sp.SLACK - sp.sessions_split(sp.plans(blocks[c])[sp.DISCUSSING], 3)[-1][2] for c in three]
     quoted = f"its last session keeps {min(spare)} to {max(spare)} of its {50 - sp.SLACK} minutes free"
     assert quoted in _page(), quoted
+
+
+def test_five_lenses_misconception_quotes_how_often_csts_flag_count_could_pass_bonferroni():
+    from scipy.stats import hypergeom
+
+    truth = pd.read_csv(DATA / "five_lenses" / "truth.csv")
+    cst = truth[truth["detector"] == "CST significant"]
+    best = hypergeom.sf(cst[["flagged", "harmed"]].min(axis=1) - 1, cst["population"], cst["harmed"], cst["flagged"])
+    could = int((best < 0.05 / truth["detector"].nunique()).sum())
+    quoted = f"even flawless flags would pass that level in only {could} of {len(cst)} splits"
+    assert quoted in _page(), quoted

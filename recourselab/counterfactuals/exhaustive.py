@@ -115,7 +115,8 @@ def exhaustive_recourse_by_price(model, X, encoder, prices: Mapping, *, rows=Non
     Which moves are actionable and approved does not depend on the prices; only which of them is
     cheapest does. So the grid is built and scored by the model once, and each set of weights picks
     its own cheapest approved move per person: the same answers as one :func:`exhaustive_recourse`
-    call per set, for about the time of one.
+    call per set, for little more than the time of one (benchmarks/features.py: eight sets in 1.7 times one
+    set's time, 5 times faster than eight calls).
 
     Parameters
     ----------

@@ -159,3 +159,21 @@ def test_by_price_names_bad_prices_before_any_work(world):
         exhaustive_recourse_by_price(pipe, X, enc, {"a": None, "b": {"salary": 1.0}}, rows=refused)
     with pytest.raises(ValueError, match=r"prices\['a'\].*weights\['job'\]=nan"):
         exhaustive_recourse_by_price(pipe, X, enc, {"a": {"job": float("nan")}}, rows=refused)
+
+
+def test_the_changes_table_is_describe_changes_for_each_move(world):
+    """The batch's vectorised changes table against one describe_changes call per person."""
+    from recourselab.counterfactuals import describe_changes
+
+    X, pipe, enc, refused, res = world
+    priced = {"job": 0.3, "education": 2.0}
+    for result, weights in ((res, None), (recourse_for_refused(pipe, X, enc, rows=refused, progress=False), None),
+                            (exhaustive_recourse(pipe, X, enc, rows=refused, weights=priced), priced)):
+        found = result.summary.index[result.summary["found"]]
+        assert len(found) >= 5  # not vacuous
+        Z_from, Z_to = enc.transform(X.loc[found]), enc.transform(result.counterfactuals.loc[found])
+        one_by_one = pd.concat([describe_changes(enc, a, b, weights=weights).drop(columns=["allowed", "advice"])
+                                .assign(row=label) for label, a, b in zip(found, Z_from, Z_to, strict=True)],
+                               ignore_index=True)[["row", "feature", "from", "to", "change", "unit", "cost"]]
+        pd.testing.assert_frame_equal(result.changes, one_by_one, check_dtype=False)
+        assert set(result.changes["feature"]) >= {"income", "job"}  # continuous and categorical both present
