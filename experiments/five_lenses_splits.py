@@ -60,7 +60,7 @@ def german_data():
 
 def detectors(world):
     """Every individual detector of the lesson (each read among the refused women by lenses.truth_table)."""
-    face, cst, cec = (lenses.face_lens(world, EPSILONS), lenses.cst_lens(world, DAG),
+    face, cst, cec = (lenses.face_lens(world, EPSILONS, nodes="all"), lenses.cst_lens(world, DAG),
                       lenses.cec_lens(world, FINANCIAL))
     flags = {"CST significant": cst.flags, "ST significant": cst.st, "counterfactual flip": cst.flip,
              "sex-only flip": cst.sex_flip, "CEC regime D": cec.flags, "FACEGroup no path": face.flags,
@@ -71,7 +71,9 @@ def detectors(world):
 def group_rows(world, face, cec):
     rank = lenses.ranking_lens(world)
     money = lenses.budget_lens(world, UTILITY)
-    face_ref = lenses.face_lens(world, EPSILONS, approved=world.approved_reference)
+    # the graph on every applicant, as FACEGroup builds it on the data set; each model decides every node
+    face_ref = lenses.face_lens(world, EPSILONS, nodes="all", approved=np.concatenate(
+        [world.approved_reference, world.reference.decide(world.reference.Z_train)]))
     money_ref = lenses.budget_lens(world, UTILITY, trained=world.reference)
     w = world.protected
 
@@ -86,13 +88,13 @@ def group_rows(world, face, cec):
 
     # the reference model's cheapest actionable advice for its own refused applicants (the MIP, as in the lens)
     ref_rows = np.flatnonzero(~world.approved_reference)
-    _, ref_advice = lenses._recourse(world.reference, world.Z, ref_rows, True)
+    _, ref_advice = lenses.boundary_recourse(world.reference, world.Z, ref_rows, actionable=True)
     ref_ok = np.isfinite(ref_advice.cost)
     ok = np.isfinite(rank.advice.cost)
     groups_ref = world.groups[ref_rows]
 
     # the signed ratio behind each ρ: women's mean cost over men's (ρ = min/max has no direction)
-    _, ref_relaxed = lenses._recourse(world.reference, world.Z, ref_rows, False)
+    _, ref_relaxed = lenses.boundary_recourse(world.reference, world.Z, ref_rows, actionable=False)
 
     def women_over_men(costs, groups):
         return costs[groups == "female"].mean() / costs[groups == "male"].mean()

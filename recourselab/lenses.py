@@ -154,25 +154,26 @@ def face_lens(world: World, epsilons, *, approved=None, nodes: str = "test") -> 
 
     ε is chosen on the grid ``epsilons`` by FACEGroup's rule (the smallest
     after which no further refused applicant becomes coverable); the graph is
-    KDE-weighted, costs are L2. ``approved`` replaces the audited model's
-    decisions (e.g. the reference's). ``nodes="all"`` builds the graph on the
-    training applicants too, decided by the audited model, as waypoints and
-    targets (FACEGroup builds it on the whole data set); who has a path depends
-    on the nodes, and only test rows are flagged either way. Details: ``epsilon``,
+    KDE-weighted, costs are L2. ``nodes="all"`` builds the graph on the
+    training applicants too, as waypoints and targets (FACEGroup builds it on
+    the whole data set); who has a path depends on the nodes, and only test rows
+    are flagged either way. ``approved`` replaces the audited model's decisions
+    of the nodes (e.g. the reference's): the test rows, then with ``nodes="all"``
+    the training rows. Details: ``epsilon``,
     ``C`` (costs, refused test rows × approved nodes), ``sources`` (test rows),
     ``targets`` (nodes: test rows first, then training rows).
     """
     if nodes not in ("test", "all"):
         raise ValueError(f"nodes={nodes!r}: give 'test' (the graph on the test applicants) or 'all' (the "
                          "training applicants too).")
-    if nodes == "all" and approved is not None:
-        raise ValueError("nodes='all' decides the training applicants with the audited model; give approved= "
-                         "only with nodes='test'.")
-    approved = world.approved if approved is None else np.asarray(approved, bool)
-    Z = world.Z
-    if nodes == "all":
-        Z = np.vstack([world.Z, world.audited.Z_train])
-        approved = np.concatenate([approved, world.audited.decide(world.audited.Z_train)])
+    Z = world.Z if nodes == "test" else np.vstack([world.Z, world.audited.Z_train])
+    if approved is None:
+        approved = world.approved if nodes == "test" else np.concatenate(
+            [world.approved, world.audited.decide(world.audited.Z_train)])
+    approved = np.asarray(approved, bool)
+    if approved.shape != (len(Z),):
+        raise ValueError(f"approved has {approved.size} values; with nodes={nodes!r} give one decision per node "
+                         f"({len(Z)}: the test rows" + (", then the training rows)." if nodes == "all" else ")."))
     sources = np.flatnonzero(~approved[:len(world.Z)])
     targets = np.flatnonzero(approved)
     encoder = world.audited.encoder

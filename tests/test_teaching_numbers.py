@@ -80,3 +80,28 @@ def test_five_lenses_misconception_quotes_how_often_csts_flag_count_could_pass_b
     could = int((best < 0.05 / truth["detector"].nunique()).sum())
     quoted = f"even flawless flags would pass that level in only {could} of {len(cst)} splits"
     assert quoted in _page(), quoted
+
+
+def test_five_lenses_misconception_quotes_the_good_risk_truths_leaders():
+    good = pd.read_csv(DATA / "five_lenses" / "goodrisk.csv")
+    median = good.groupby("detector")["lift"].median()
+    passes = (good["p-value"] < 0.05 / good["detector"].nunique()).groupby(good["detector"]).sum()
+    assert median.idxmax() == "FACEGroup no path"
+    quoted = (f"the missing paths have the highest median lift ({median.max():.2f}), and CEC's regime D passes the "
+              f"Bonferroni level on {passes['CEC regime D']} of 10 splits (possibly because it matches partners on "
+              "the label that truth is built from, which a real auditor lacks), the missing paths on "
+              f"{passes['FACEGroup no path']}.")
+    assert quoted in _page(), quoted
+
+
+def test_five_lenses_misconception_counts_the_group_measures_that_move_in_every_split():
+    groups = pd.read_csv(DATA / "five_lenses" / "groups.csv")
+    shown = groups[groups["measure"] != "CEC regime A share"].copy()
+    rho = shown["measure"].str.startswith("ρ")  # as the lesson: ρ has no direction, read women's over men's
+    shown.loc[rho, ["audited", "reference"]] = shown.loc[rho, ["audited women/men", "reference women/men"]].values
+    moved = (shown["audited"] > shown["reference"]).groupby(shown["measure"]).sum()
+    always = int(moved.isin([0, 10]).sum())
+    words = {5: "five", 6: "six", 3: "three", 2: "two"}
+    quoted = (f"{words[always]} of the eight move with the plant in every split, the other "
+              f"{words[len(moved) - always]} in most")
+    assert len(moved) == 8 and quoted in _page(), quoted

@@ -158,5 +158,8 @@ def test_a_graph_on_all_applicants_links_more_refused_test_rows(world):
     assert not (same_eps.flags & ~small_eps.flags).any()
     with pytest.raises(ValueError, match="nodes='some'"):
         lenses.face_lens(world, [2.5], nodes="some")
-    with pytest.raises(ValueError, match="give approved= only with nodes='test'"):
+    with pytest.raises(ValueError, match="with nodes='all' give one decision per node"):
         lenses.face_lens(world, [2.5], approved=world.approved_reference, nodes="all")
+    both = np.concatenate([world.approved_reference, world.reference.decide(world.reference.Z_train)])
+    reference = lenses.face_lens(world, [2.0, 2.5, 3.0], approved=both, nodes="all")
+    assert np.array_equal(reference.population, ~world.approved_reference)
