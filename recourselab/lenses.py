@@ -152,7 +152,7 @@ class Lens:
 def face_lens(world: World, epsilons, *, approved=None, nodes: str = "test") -> Lens:
     """FACEGroup's reachability (lesson "Group counterfactuals"): refused applicants with no feasible path.
 
-    ε is chosen on the grid ``epsilons`` by FACEGroup's rule (the smallest
+    ε is chosen on the grid ``epsilons`` by the book's rule (the smallest
     after which no further refused applicant becomes coverable); the graph is
     KDE-weighted, costs are L2. ``nodes="all"`` builds the graph on the
     training applicants too, as waypoints and targets (FACEGroup builds it on
